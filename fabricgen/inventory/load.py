@@ -1,0 +1,362 @@
+"""Load an inventory (one YAML file or a directory of them) into :class:`Inventory`.
+
+YAML is untrusted input (it arrives in pull requests), so loading is bounded:
+
+* ruamel.yaml's round-trip loader builds only maps, sequences and scalars — never Python objects;
+  any explicit tag other than YAML's core ones is refused;
+* a file larger than ``MAX_FILE_BYTES`` is refused before it is parsed;
+* aliases are expanded while the tree is copied, against a budget proportional to the text, so an
+  alias bomb ("billion laughs") or a self-referencing anchor stops with an error instead of eating
+  memory; nesting deeper than ``MAX_DEPTH`` is refused.
+
+Every scalar's position is kept in a :class:`SourceMap` so that schema errors, resolve errors and
+findings can all point at ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from fabricgen.errors import InputError, Problem, SourcePos
+from fabricgen.inventory.schema import Inventory
+
+MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 64 * 1024 * 1024))
+MAX_DEPTH = 64
+_CORE_TAGS = {
+    None,
+    "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq",
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+
+PathKey = tuple[str | int, ...]
+
+
+class SourceMap:
+    """Positions of everything in the merged inventory tree, keyed by its path (``("links", 3, "a")``)."""
+
+    def __init__(self) -> None:
+        self._pos: dict[PathKey, SourcePos] = {}
+
+    def add(self, path: PathKey, pos: SourcePos) -> None:
+        self._pos.setdefault(path, pos)
+
+    def find(self, path: Sequence[str | int]) -> SourcePos | None:
+        """The position of ``path``, or of its closest ancestor that has one."""
+        key = tuple(path)
+        while key:
+            pos = self._pos.get(key)
+            if pos is not None:
+                return pos
+            key = key[:-1]
+        return self._pos.get(())
+
+    def __len__(self) -> int:
+        return len(self._pos)
+
+
+@dataclass(frozen=True)
+class LoadedInventory:
+    inventory: Inventory
+    source: SourceMap
+    tree: dict[str, Any]
+    files: tuple[str, ...]
+
+    def pos(self, *path: str | int) -> SourcePos | None:
+        return self.source.find(path)
+
+
+def field_path(tree: Any, path: Sequence[str | int]) -> str:
+    """Human form of a tree path: ``switches[leaf1].model`` (list items named by their ``name``)."""
+    out = ""
+    node = tree
+    for part in path:
+        if isinstance(part, int):
+            label: str = str(part)
+            if isinstance(node, list) and 0 <= part < len(node):
+                item = node[part]
+                if isinstance(item, dict) and isinstance(item.get("name"), str):
+                    label = item["name"]
+                node = item
+            else:
+                node = None
+            out += f"[{label}]"
+        else:
+            out += f".{part}" if out else part
+            node = node.get(part) if isinstance(node, dict) else None
+    return out
+
+
+def _yaml_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.suffix in (".yaml", ".yml")
+            and p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            raise InputError([Problem(SourcePos(str(path), 1, 1), "", "directory holds no .yaml/.yml files")])
+        return files
+    if path.is_file():
+        return [path]
+    raise InputError([Problem(None, "", f"{path}: no such file or directory")])
+
+
+class _Budget:
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+
+class _Copier:
+    """Copies a ruamel tree into plain Python objects, recording positions; enforces the limits."""
+
+    def __init__(self, file: str, source: SourceMap, budget: _Budget, problems: list[Problem]) -> None:
+        self.file = file
+        self.source = source
+        self.budget = budget
+        self.problems = problems
+
+    def pos(self, line: int, col: int) -> SourcePos:
+        return SourcePos(self.file, line + 1, col + 1)
+
+    def copy(self, node: Any, path: PathKey, depth: int) -> Any:
+        self.budget.left -= 1
+        if self.budget.left < 0:
+            raise _TooBig(path)
+        if depth > MAX_DEPTH:
+            raise _TooDeep(path)
+        if isinstance(node, TaggedScalar) or (
+            isinstance(node, CommentedMap | CommentedSeq) and getattr(node.tag, "value", None) not in _CORE_TAGS
+        ):
+            tag = node.tag.value if hasattr(node.tag, "value") else node.tag
+            self.problems.append(
+                Problem(self.source.find(path), _dotted(path), f"YAML tag {tag} is not allowed in an inventory")
+            )
+            return None
+        if isinstance(node, CommentedMap):
+            out: dict[str, Any] = {}
+            for key in node:
+                child = (*path, str(key))
+                try:
+                    line, col = node.lc.key(key)
+                    self.source.add(child, self.pos(line, col))
+                except (KeyError, TypeError):
+                    pass
+                if not isinstance(key, str):
+                    self.problems.append(
+                        Problem(self.source.find(child), _dotted(child), "mapping keys must be strings")
+                    )
+                out[str(key)] = self.copy(node[key], child, depth + 1)
+            return out
+        if isinstance(node, CommentedSeq):
+            items: list[Any] = []
+            for i, item in enumerate(node):
+                child = (*path, i)
+                try:
+                    line, col = node.lc.item(i)
+                    self.source.add(child, self.pos(line, col))
+                except (KeyError, TypeError, IndexError):
+                    pass
+                items.append(self.copy(item, child, depth + 1))
+            return items
+        if isinstance(node, bool) or node is None:
+            return node
+        if isinstance(node, int):
+            return int(node)
+        if isinstance(node, float):
+            return float(node)
+        if isinstance(node, str):
+            return str(node)
+        if isinstance(node, datetime.date):
+            return node.isoformat()
+        return str(node)
+
+
+class _TooBig(Exception):
+    def __init__(self, path: PathKey) -> None:
+        self.path = path
+
+
+class _TooDeep(Exception):
+    def __init__(self, path: PathKey) -> None:
+        self.path = path
+
+
+def _dotted(path: Sequence[str | int]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+
+
+def _parse_file(path: Path, source: SourceMap, problems: list[Problem]) -> dict[str, Any] | None:
+    name = str(path)
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        problems.append(
+            Problem(SourcePos(name, 1, 1), "", f"file is {size} bytes, above the {MAX_FILE_BYTES}-byte limit")
+        )
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(SourcePos(name, 1, 1), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+        return None
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    try:
+        doc = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        pos = SourcePos(name, mark.line + 1, mark.column + 1) if mark else SourcePos(name, 1, 1)
+        what = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        if "duplicate key" in what:
+            what = what.split(" with value")[0]
+        problems.append(Problem(pos, "", f"YAML syntax error: {what}"))
+        return None
+    except YAMLError as exc:
+        problems.append(Problem(SourcePos(name, 1, 1), "", f"YAML error: {' '.join(str(exc).split())}"))
+        return None
+    if doc is None:
+        problems.append(Problem(SourcePos(name, 1, 1), "", "file is empty"))
+        return None
+    if not isinstance(doc, CommentedMap):
+        problems.append(Problem(SourcePos(name, 1, 1), "", "the top level of an inventory file must be a mapping"))
+        return None
+    file_map = SourceMap()
+    file_map.add((), SourcePos(name, 1, 1))
+    copier = _Copier(name, file_map, _Budget(4 * size + 100_000), problems)
+    try:
+        tree = copier.copy(doc, (), 0)
+    except _TooBig as exc:
+        problems.append(
+            Problem(
+                file_map.find(exc.path),
+                _dotted(exc.path),
+                "document expands to far more nodes than its text holds (alias bomb?); refused",
+            )
+        )
+        return None
+    except _TooDeep as exc:
+        problems.append(
+            Problem(file_map.find(exc.path), _dotted(exc.path), f"nesting deeper than {MAX_DEPTH} levels; refused")
+        )
+        return None
+    source._pos.update({k: v for k, v in file_map._pos.items() if k})
+    assert isinstance(tree, dict)
+    return tree
+
+
+def _merge(
+    into: dict[str, Any],
+    new: dict[str, Any],
+    path: PathKey,
+    source: SourceMap,
+    new_map: SourceMap,
+    problems: list[Problem],
+) -> None:
+    """Merge one file's tree into the inventory: lists concatenate, mappings merge, scalars may not clash."""
+    for key, value in new.items():
+        child = (*path, key)
+        if key not in into:
+            into[key] = value
+            _shift(new_map, child, child, source)
+            continue
+        old = into[key]
+        if isinstance(old, list) and isinstance(value, list):
+            offset = len(old)
+            old.extend(value)
+            for i in range(len(value)):
+                _shift(new_map, (*child, i), (*child, offset + i), source)
+        elif isinstance(old, dict) and isinstance(value, dict):
+            _merge(old, value, child, source, new_map, problems)
+        else:
+            first = source.find(child)
+            problems.append(Problem(new_map.find(child), _dotted(child), f"already defined at {first}; define it once"))
+
+
+def _shift(src: SourceMap, old_prefix: PathKey, new_prefix: PathKey, dest: SourceMap) -> None:
+    n = len(old_prefix)
+    for key, pos in src._pos.items():
+        if key[:n] == old_prefix:
+            dest.add(new_prefix + key[n:], pos)
+
+
+def load_tree(path: str | os.PathLike[str]) -> tuple[dict[str, Any], SourceMap, tuple[str, ...]]:
+    """Parse and merge the YAML of an inventory into a plain tree with positions."""
+    files = _yaml_files(Path(path))
+    problems: list[Problem] = []
+    merged: dict[str, Any] = {}
+    source = SourceMap()
+    source.add((), SourcePos(str(files[0]), 1, 1))
+    for f in files:
+        file_map = SourceMap()
+        tree = _parse_file(f, file_map, problems)
+        if tree is None:
+            continue
+        if not merged:
+            merged.update(tree)
+            source._pos.update(file_map._pos)
+        else:
+            _merge(merged, tree, (), source, file_map, problems)
+    if problems:
+        raise InputError(problems)
+    return merged, source, tuple(str(f) for f in files)
+
+
+def _validation_problems(exc: ValidationError, tree: dict[str, Any], source: SourceMap) -> Iterator[Problem]:
+    for err in exc.errors(include_url=False):
+        path = _tree_path(tree, err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        msg = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        if err["type"] not in ("missing", "extra_forbidden") and "input" in err and _short(err["input"]):
+            msg += f" (got {err['input']!r})"
+        yield Problem(source.find(path), field_path(tree, path), msg)
+
+
+def _short(value: object) -> bool:
+    return isinstance(value, str | int | float | bool) and len(str(value)) <= 40
+
+
+def _tree_path(tree: Any, loc: Sequence[str | int]) -> list[str | int]:
+    """Keep the parts of a pydantic ``loc`` that walk the tree (drops union/validator tags)."""
+    path: list[str | int] = []
+    node = tree
+    for part in loc:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            node = node[part]
+            path.append(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+            path.append(part)
+        elif isinstance(node, dict) and isinstance(part, str) and not part.startswith(("function", "union")):
+            path.append(part)  # a missing field: point at its parent, name the field
+            node = None
+    return path
+
+
+def load_inventory(path: str | os.PathLike[str]) -> LoadedInventory:
+    """Load and schema-validate an inventory; raises :class:`InputError` listing every problem."""
+    tree, source, files = load_tree(path)
+    try:
+        inventory = Inventory.model_validate(tree)
+    except ValidationError as exc:
+        raise InputError(list(_validation_problems(exc, tree, source))) from None
+    return LoadedInventory(inventory, source, tree, files)

@@ -1,0 +1,286 @@
+"""Pydantic models of the inventory, exactly as the user writes it (``extra="forbid"`` everywhere).
+
+Nothing here is resolved: references (a model name, a device, a port) are plain strings that
+:mod:`fabricgen.topology.resolve` checks against the catalog and the other objects.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from fabricgen.inventory.units import parse_breakout, parse_speed
+
+Speed = Annotated[int, BeforeValidator(parse_speed)]
+"""A link speed in Gb/s, written as ``400G``, ``800G``, ``1.6T``."""
+
+Name = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+"""A device, model or profile name: letters, digits, ``.``, ``_``, ``-``."""
+
+ASN = Annotated[int, Field(ge=1, le=4_294_967_294)]
+
+
+def _network(value: object) -> ipaddress.IPv4Network:
+    if not isinstance(value, str):
+        raise ValueError("an IPv4 prefix like 10.0.0.0/16 is required")
+    try:
+        return ipaddress.IPv4Network(value, strict=True)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an IPv4 prefix with host bits zero ({exc})") from None
+
+
+def _address(value: object) -> ipaddress.IPv4Address:
+    if not isinstance(value, str):
+        raise ValueError("an IPv4 address is required")
+    try:
+        return ipaddress.IPv4Address(value.split("/")[0] if value.endswith("/32") else value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IPv4 address") from None
+
+
+Prefix = Annotated[ipaddress.IPv4Network, BeforeValidator(_network)]
+Address = Annotated[ipaddress.IPv4Address, BeforeValidator(_address)]
+
+
+def _breakouts(values: list[str]) -> list[str]:
+    for v in values:
+        parse_breakout(v)
+    return values
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+# --------------------------------------------------------------------------- catalog
+
+
+class AsicBuffer(Strict):
+    """Buffer facts of a switch ASIC, as published by its vendor (used by the lossless QoS math)."""
+
+    total_bytes: int = Field(gt=0, description="shared packet buffer of the ASIC")
+    cell_bytes: int = Field(gt=0, description="buffer cell size")
+    pipeline_latency_bytes: int = Field(ge=0, description="xon: bytes the pipeline keeps sending")
+    mac_phy_delay_bytes: int = Field(ge=0, default=819)
+    cell_occupancy: float = Field(gt=0, le=8, default=3.0, description="worst-case cells used per byte")
+
+
+class SwitchModel(Strict):
+    vendor: str
+    asic: str
+    ports: int = Field(gt=0, le=1024, description="front-panel cages")
+    native_speed: Speed
+    lanes: int = Field(gt=0, le=16, description="SerDes lanes per cage")
+    breakouts: Annotated[list[str], AfterValidator(_breakouts)] = Field(
+        description="supported cage modes such as 1x800G, 2x400G"
+    )
+    platform: str = Field(description="default platform (NOS) of this model")
+    buffer: AsicBuffer
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SwitchModel:
+        for mode in self.breakouts:
+            count, speed = parse_breakout(mode)
+            if self.lanes % count:
+                raise ValueError(f"breakout {mode} does not divide the cage's {self.lanes} lanes")
+            if count * speed > self.native_speed:
+                raise ValueError(f"breakout {mode} exceeds the cage's native {self.native_speed}G")
+        return self
+
+
+class NicModel(Strict):
+    vendor: str
+    speed: Speed
+    ports: int = Field(ge=1, le=4, default=1)
+    rdma_driver: Literal["mlx5", "bnxt_re", "irdma", "ionic"]
+
+
+class ServerNic(Strict):
+    """One backend (GPU fabric) NIC of a server model and the GPU it serves."""
+
+    ifname: Name
+    rdma_dev: Name
+    gpu: int = Field(ge=0)
+    numa: int = Field(ge=0)
+    pcie: str = Field(pattern=r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+
+
+class ServerModel(Strict):
+    vendor: str
+    gpu: str
+    gpus: int = Field(ge=1, le=144)
+    nvlink_domain: int = Field(ge=1, description="GPUs that share one NVLink/NVSwitch domain")
+    nvlink_gbytes_per_s: float = Field(gt=0, description="per-GPU NVLink bandwidth, one direction")
+    backend_nic: str = Field(description="NIC model of the backend NICs")
+    backend: list[ServerNic] = Field(min_length=1, description="backend NICs in rail order")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ServerModel:
+        seen_if: set[str] = set()
+        for nic in self.backend:
+            if nic.gpu >= self.gpus:
+                raise ValueError(f"NIC {nic.ifname} serves GPU {nic.gpu}, but the server has {self.gpus}")
+            if nic.ifname in seen_if:
+                raise ValueError(f"NIC {nic.ifname} is listed twice")
+            seen_if.add(nic.ifname)
+        return self
+
+
+class Catalog(Strict):
+    switches: dict[Name, SwitchModel] = Field(default_factory=dict)
+    nics: dict[Name, NicModel] = Field(default_factory=dict)
+    servers: dict[Name, ServerModel] = Field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- fabric settings
+
+
+class Role(StrEnum):
+    LEAF = "leaf"
+    SPINE = "spine"
+    CORE = "core"
+
+
+class LoopbackPools(Strict):
+    leaf: Prefix = ipaddress.IPv4Network("10.0.0.0/17")
+    spine: Prefix = ipaddress.IPv4Network("10.0.128.0/18")
+    core: Prefix = ipaddress.IPv4Network("10.0.192.0/18")
+
+
+class Addressing(Strict):
+    loopbacks: LoopbackPools = LoopbackPools()
+    host_p2p: Prefix = Field(default=ipaddress.IPv4Network("10.64.0.0/10"), description="leaf–NIC /31s")
+    leaf_spine_p2p: Prefix = ipaddress.IPv4Network("10.128.0.0/10")
+    spine_core_p2p: Prefix = ipaddress.IPv4Network("10.192.0.0/10")
+
+
+class AsnScheme(Strict):
+    """eBGP ASNs: one per leaf (or one shared), one per spine group (pod), one for the core tier."""
+
+    leaf_base: ASN = 4_200_100_000
+    leaf: Literal["unique", "shared"] = "unique"
+    spine_base: ASN = 4_200_000_100
+    core: ASN = 4_200_000_000
+
+
+class Oversubscription(Strict):
+    """Largest acceptable downlink:uplink bandwidth ratio per tier (1.0 = non-blocking)."""
+
+    leaf: float = Field(default=1.0, gt=0, le=64)
+    spine: float = Field(default=1.0, gt=0, le=64)
+
+
+class FailureTargets(Strict):
+    """Largest acceptable ratio with one spine (or one uplink) down; unset: report only."""
+
+    one_spine_down: float | None = Field(default=None, gt=0)
+    one_uplink_down: float | None = Field(default=None, gt=0)
+
+
+class CableDefaults(Strict):
+    """Cable length in metres assumed by link role when a link does not say (shown in the output)."""
+
+    host: float = Field(default=5.0, gt=0, le=10_000)
+    leaf_spine: float = Field(default=40.0, gt=0, le=10_000)
+    spine_core: float = Field(default=300.0, gt=0, le=10_000)
+
+
+class FabricSettings(Strict):
+    name: Name
+    switch_mtu: int = Field(default=9216, ge=1500, le=9216)
+    host_mtu: int = Field(default=9000, ge=1280, le=9216)
+    asn: AsnScheme = AsnScheme()
+    addressing: Addressing = Addressing()
+    oversubscription: Oversubscription = Oversubscription()
+    failure: FailureTargets = FailureTargets()
+    cable_defaults: CableDefaults = CableDefaults()
+
+
+# --------------------------------------------------------------------------- explicit objects
+
+
+class Switch(Strict):
+    name: Name
+    role: Role
+    model: Name
+    platform: str | None = None
+    id: int | None = Field(default=None, ge=1, description="stable identity used for address/ASN allocation")
+    asn: ASN | None = None
+    loopback: Address | None = None
+    unit: int | None = Field(default=None, ge=1, description="scalable unit (leaves)")
+    rails: list[Annotated[int, Field(ge=0, le=63)]] = Field(default_factory=list, description="rails served (leaves)")
+    pod: int | None = Field(default=None, ge=0, description="pod (spines)")
+
+
+class Node(Strict):
+    name: Name
+    model: Name
+    unit: int | None = Field(default=None, ge=1)
+
+
+Endpoint = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z0-9][A-Za-z0-9/._:-]*$")]
+"""``device:port`` — a switch port (``leaf1:swp1``) or a server NIC (``gpu01:enp24s0np0``)."""
+
+
+class Link(Strict):
+    a: Endpoint
+    b: Endpoint | None = Field(default=None, description="unset: a cable pulled to `a` but not landed yet")
+    speed: Speed | None = None
+    length_m: float | None = Field(default=None, gt=0, le=10_000)
+    cable: str | None = Field(default=None, max_length=64)
+
+
+# --------------------------------------------------------------------------- intent
+
+
+class TierIntent(Strict):
+    model: Name
+    platform: str | None = None
+    count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
+
+
+class LeafIntent(Strict):
+    model: Name
+    platform: str | None = None
+    uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
+
+
+class RailOptimized(Strict):
+    """A rail-optimized design in scalable units (SUs): NIC *i* of every node of a unit on leaf *i*."""
+
+    server: Name
+    nodes_per_unit: int = Field(ge=1, le=1024)
+    units: int = Field(ge=1, le=4096)
+    planned_units: int | None = Field(default=None, ge=1, le=4096, description="size the spines for growth")
+    nodes: int | None = Field(default=None, ge=1, description="nodes actually present (default: all)")
+    leaf: LeafIntent
+    spine: TierIntent
+    core: TierIntent | None = None
+    spine_uplink_speed: Speed | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RailOptimized:
+        if self.nodes is not None and self.nodes > self.units * self.nodes_per_unit:
+            raise ValueError(f"nodes={self.nodes} exceeds units × nodes_per_unit = {self.units * self.nodes_per_unit}")
+        if self.planned_units is not None and self.planned_units < self.units:
+            raise ValueError(f"planned_units={self.planned_units} is below units={self.units}")
+        return self
+
+
+class Intent(Strict):
+    rail_optimized: RailOptimized
+
+
+# --------------------------------------------------------------------------- the whole inventory
+
+
+class Inventory(Strict):
+    fabric: FabricSettings
+    catalog: Catalog = Catalog()
+    intent: Intent | None = None
+    switches: list[Switch] = Field(default_factory=list)
+    nodes: list[Node] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)

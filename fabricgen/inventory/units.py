@@ -1,0 +1,59 @@
+"""Parsing of the small units people write in inventories: speeds and breakout modes."""
+
+from __future__ import annotations
+
+import re
+
+_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
+_BREAKOUT = re.compile(r"^\s*(\d+)\s*[xX]\s*(.+)$")
+
+
+def parse_speed(value: object) -> int:
+    """Return a link speed in Gb/s from ``400G``, ``"800Gbps"``, ``1.6T`` or a bare number of Gb/s.
+
+    >>> parse_speed("400G"), parse_speed("1.6T"), parse_speed(100)
+    (400, 1600, 100)
+    """
+    if isinstance(value, bool):
+        raise ValueError("a speed like 400G is required, not a boolean")
+    if isinstance(value, int):
+        gbps = value
+    elif isinstance(value, float) and value.is_integer():
+        gbps = int(value)
+    elif isinstance(value, str):
+        m = _SPEED.match(value)
+        if not m:
+            raise ValueError(f"{value!r} is not a speed; write e.g. 400G, 800G or 1.6T")
+        number, unit = float(m.group(1)), m.group(2).upper()
+        scaled = number * {"M": 0.001, "G": 1, "T": 1000}[unit]
+        if not scaled.is_integer():
+            raise ValueError(f"{value!r} is not a whole number of Gb/s")
+        gbps = int(scaled)
+    else:
+        raise ValueError(f"{value!r} is not a speed; write e.g. 400G")
+    if gbps <= 0 or gbps > 100_000:
+        raise ValueError(f"speed {gbps}G is out of range")
+    return gbps
+
+
+def format_speed(gbps: int) -> str:
+    """``1600`` → ``1.6T``, ``400`` → ``400G``.
+
+    >>> format_speed(400), format_speed(1600), format_speed(1000)
+    ('400G', '1.6T', '1T')
+    """
+    if gbps >= 1000 and gbps % 100 == 0:
+        tera = gbps / 1000
+        return f"{tera:g}T"
+    return f"{gbps}G"
+
+
+def parse_breakout(value: str) -> tuple[int, int]:
+    """``"2x400G"`` → ``(2, 400)``: number of logical ports and speed of each."""
+    m = _BREAKOUT.match(value)
+    if not m:
+        raise ValueError(f"{value!r} is not a breakout mode; write e.g. 2x400G")
+    count = int(m.group(1))
+    if count < 1 or count > 16:
+        raise ValueError(f"breakout {value!r}: 1 to 16 lanes groups per cage")
+    return count, parse_speed(m.group(2))

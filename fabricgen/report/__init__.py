@@ -1,0 +1,1 @@
+"""Reports: structured summaries of a fabric and their text/JSON forms."""

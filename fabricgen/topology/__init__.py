@@ -1,0 +1,1 @@
+"""Topology stage: intent expansion, cabling, addressing and ASNs → an immutable :class:`Fabric`."""

@@ -1,0 +1,79 @@
+"""Stable address and ASN allocation.
+
+Everything is keyed by a device's stable ``id`` and a port's position on its cage — never by where an
+object appears in a list — so adding a unit, a node or a spine leaves every existing device's loopback,
+ASN and point-to-point subnets exactly as they were.
+
+* loopback  = role pool + id
+* /31 of a link = link-role pool + 2 × (anchor id × PORT_STRIDE + first SerDes lane of the anchor port),
+  where the anchor is the leaf of a host or leaf–spine link and the spine of a spine–core link
+* ASN       = leaf_base + id (unique leaves) or leaf_base (shared); spine_base + pod; core ASN
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import struct
+
+from fabricgen.inventory.schema import AsnScheme, Role
+
+PORT_STRIDE = 512
+"""SerDes lanes reserved per device in a /31 pool (64 cages × 8 lanes covers every catalog model)."""
+
+
+def int_to_ip(value: int) -> str:
+    """``167772161`` → ``"10.0.0.1"``.
+
+    >>> int_to_ip(167772161)
+    '10.0.0.1'
+    """
+    return socket.inet_ntoa(struct.pack("!I", value))
+
+
+class PoolExhausted(ValueError):
+    pass
+
+
+def loopback(pool: ipaddress.IPv4Network, ident: int) -> str:
+    """Loopback of the device with ``ident`` in a role pool: the pool's ``ident``-th address.
+
+    >>> loopback(ipaddress.IPv4Network("10.0.0.0/24"), 7)
+    '10.0.0.7'
+    """
+    if ident >= pool.num_addresses - 1:
+        raise PoolExhausted(f"id {ident} does not fit loopback pool {pool} ({pool.num_addresses - 2} ids)")
+    return int_to_ip(int(pool.network_address) + ident)
+
+
+def p2p_subnet(pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> tuple[int, str]:
+    """The /31 of a link: its network address as an int, and as text.
+
+    >>> p2p_subnet(ipaddress.IPv4Network("10.128.0.0/10"), 1, 8)[1]
+    '10.128.4.16/31'
+    """
+    offset = 2 * (lower_id * PORT_STRIDE + lane_index)
+    if offset + 2 > pool.num_addresses:
+        raise PoolExhausted(
+            f"device id {lower_id} needs addresses up to offset {offset + 1} but pool {pool} "
+            f"has {pool.num_addresses}; widen the pool"
+        )
+    net = int(pool.network_address) + offset
+    return net, f"{int_to_ip(net)}/31"
+
+
+def asn_for(scheme: AsnScheme, role: Role, ident: int, pod: int | None) -> int:
+    """ASN of a device under the fabric's scheme.
+
+    >>> asn_for(AsnScheme(), Role.LEAF, 3, None), asn_for(AsnScheme(), Role.SPINE, 1, 2)
+    (4200100003, 4200000102)
+    """
+    if role is Role.LEAF:
+        asn = scheme.leaf_base + ident if scheme.leaf == "unique" else scheme.leaf_base
+    elif role is Role.SPINE:
+        asn = scheme.spine_base + (pod or 0)
+    else:
+        asn = scheme.core
+    if asn > 4_294_967_294:
+        raise PoolExhausted(f"ASN {asn} is beyond the 4-byte range")
+    return asn

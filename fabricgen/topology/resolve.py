@@ -1,0 +1,491 @@
+"""Resolve an inventory into a :class:`Fabric`: references, ports, cabling, addresses and ASNs.
+
+Every problem that makes the input unusable (an unknown model, device or port, a duplicate name or id,
+a port cabled twice, an impossible intent, an exhausted pool) is collected with its source position and
+raised together as one :class:`InputError`. Design issues that still leave a usable model (a speed
+mismatch, an over-full switch, a missing uplink) are left for :mod:`fabricgen.checks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+
+from fabricgen.errors import InputError, Problem, SourcePos
+from fabricgen.inventory.catalog import PLATFORMS, merged
+from fabricgen.inventory.load import LoadedInventory
+from fabricgen.inventory.schema import Catalog, Inventory, Role
+from fabricgen.topology import addressing
+from fabricgen.topology.intent import IntentError, expand
+from fabricgen.topology.model import (
+    DesignTargets,
+    End,
+    Fabric,
+    HostNic,
+    IntentSummary,
+    Link,
+    LinkKind,
+    Node,
+    Port,
+    PortKind,
+    Switch,
+)
+from fabricgen.topology.portnames import parse_port
+from fabricgen.topology.spec import LinkSpec, NodeSpec, SwitchSpec
+
+_RANK = {Role.LEAF: 1, Role.SPINE: 2, Role.CORE: 3}
+_KIND_BY_RANKS = {(0, 1): LinkKind.HOST, (1, 2): LinkKind.LEAF_SPINE, (2, 3): LinkKind.SPINE_CORE}
+
+
+def cable_class(length_m: float) -> str:
+    """The cable or optic a run of this length needs at 400G/800G.
+
+    >>> cable_class(2), cable_class(40), cable_class(300), cable_class(1500)
+    ('DAC', 'MMF-SR', 'SMF-DR', 'SMF-FR')
+    """
+    if length_m <= 3:
+        return "DAC"
+    if length_m <= 50:
+        return "MMF-SR"
+    if length_m <= 500:
+        return "SMF-DR"
+    return "SMF-FR"
+
+
+@dataclass
+class _SwitchBuild:
+    spec: SwitchSpec
+    platform: str
+    native: int
+    lanes: int
+    cages: int
+    ports: list[Port] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _EndInfo:
+    device: str
+    port: str
+    rank: int
+    speed: int
+    cage: int
+    sub: int
+    breakout: int
+    lane: int
+
+
+def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[NodeSpec], list[LinkSpec]]:
+    inv = loaded.inventory
+    switches = [
+        SwitchSpec(
+            s.name,
+            s.role,
+            s.model,
+            s.platform,
+            s.id,
+            s.asn,
+            str(s.loopback) if s.loopback else None,
+            s.unit,
+            tuple(s.rails),
+            s.pod,
+            loaded.pos("switches", i),
+        )
+        for i, s in enumerate(inv.switches)
+    ]
+    nodes = [NodeSpec(n.name, n.model, n.unit, loaded.pos("nodes", i)) for i, n in enumerate(inv.nodes)]
+    links = []
+    for i, link in enumerate(inv.links):
+        a_dev, a_port = link.a.split(":", 1)
+        b_dev, b_port = link.b.split(":", 1) if link.b else (None, None)
+        links.append(
+            LinkSpec(a_dev, a_port, b_dev, b_port, link.speed, link.length_m, link.cable, loaded.pos("links", i))
+        )
+    return switches, nodes, links
+
+
+def resolve(loaded: LoadedInventory) -> Fabric:
+    """Build the fabric; raises :class:`InputError` with every problem found."""
+    return _Resolver(loaded).run()
+
+
+class _Resolver:
+    def __init__(self, loaded: LoadedInventory) -> None:
+        self.loaded = loaded
+        self.inv: Inventory = loaded.inventory
+        self.problems: list[Problem] = []
+        self.catalog: Catalog = merged(self.inv.catalog)
+        self.exhausted: set[tuple[str, str]] = set()
+
+    def problem(self, pos: SourcePos | None, field_: str, message: str) -> None:
+        self.problems.append(Problem(pos, field_, message))
+
+    def run(self) -> Fabric:
+        self._check_catalog()
+        switches, nodes, links = explicit_specs(self.loaded)
+        summary: IntentSummary | None = None
+        if self.inv.intent is not None:
+            pos = self.loaded.pos("intent", "rail_optimized")
+            try:
+                exp = expand(self.inv.intent.rail_optimized, self.catalog, self.inv.fabric.oversubscription, pos)
+            except IntentError as exc:
+                self.problem(pos, "intent.rail_optimized", str(exc))
+            else:
+                switches = exp.switches + switches
+                nodes = exp.nodes + nodes
+                links = exp.links + links
+                summary = exp.summary
+        if self.problems:
+            raise InputError(self.problems)
+        builds = self._switches(switches)
+        node_specs = self._nodes(nodes, builds)
+        fabric_links, nic_ends = self._links(links, builds, node_specs)
+        if self.problems:
+            raise InputError(self.problems)
+        final_switches = self._finish_switches(builds)
+        final_nodes = self._finish_nodes(node_specs, nic_ends)
+        if self.problems:
+            raise InputError(self.problems)
+        s = self.inv.fabric
+        return Fabric(
+            name=s.name,
+            settings=s,
+            catalog=self.catalog,
+            switches=final_switches,
+            nodes=final_nodes,
+            links=tuple(fabric_links),
+            targets=DesignTargets(
+                s.oversubscription.leaf, s.oversubscription.spine, s.failure.one_spine_down, s.failure.one_uplink_down
+            ),
+            intent=summary,
+        )
+
+    # ------------------------------------------------------------------ catalog and devices
+
+    def _check_catalog(self) -> None:
+        cat = self.catalog
+        for name, model in cat.switches.items():
+            if model.platform not in PLATFORMS:
+                self.problem(
+                    self.loaded.pos("catalog", "switches", name, "platform"),
+                    f"catalog.switches.{name}.platform",
+                    f"unknown platform {model.platform!r}; one of {', '.join(PLATFORMS)}",
+                )
+        for name, srv in cat.servers.items():
+            if srv.backend_nic not in cat.nics:
+                self.problem(
+                    self.loaded.pos("catalog", "servers", name, "backend_nic"),
+                    f"catalog.servers.{name}.backend_nic",
+                    f"unknown NIC model {srv.backend_nic!r}; known: {', '.join(sorted(cat.nics))}",
+                )
+
+    def _switches(self, specs: list[SwitchSpec]) -> dict[str, _SwitchBuild]:
+        builds: dict[str, _SwitchBuild] = {}
+        first_id: dict[tuple[Role, int], SwitchSpec] = {}
+        for sp in specs:
+            where = f"switches[{sp.name}]"
+            if sp.name in builds:
+                self.problem(
+                    sp.src, f"{where}.name", f"duplicate name {sp.name!r}, first defined at {builds[sp.name].spec.src}"
+                )
+                continue
+            model = self.catalog.switches.get(sp.model)
+            if model is None:
+                self.problem(
+                    sp.src,
+                    f"{where}.model",
+                    f"unknown switch model {sp.model!r}; known: {', '.join(sorted(self.catalog.switches))}",
+                )
+                continue
+            platform = sp.platform or model.platform
+            if platform not in PLATFORMS:
+                self.problem(
+                    sp.src, f"{where}.platform", f"unknown platform {platform!r}; one of {', '.join(PLATFORMS)}"
+                )
+                continue
+            if sp.id is None:
+                self.problem(sp.src, f"{where}.id", "required: a stable id (addresses and ASNs are allocated from it)")
+                continue
+            other = first_id.get((sp.role, sp.id))
+            if other is not None:
+                self.problem(
+                    sp.src, f"{where}.id", f"{sp.role} id {sp.id} is already used by {other.name} at {other.src}"
+                )
+                continue
+            first_id[sp.role, sp.id] = sp
+            builds[sp.name] = _SwitchBuild(sp, platform, model.native_speed, model.lanes, model.ports)
+        return builds
+
+    def _nodes(self, specs: list[NodeSpec], builds: dict[str, _SwitchBuild]) -> dict[str, NodeSpec]:
+        out: dict[str, NodeSpec] = {}
+        for sp in specs:
+            where = f"nodes[{sp.name}]"
+            if sp.name in out or sp.name in builds:
+                first = out[sp.name].src if sp.name in out else builds[sp.name].spec.src
+                self.problem(sp.src, f"{where}.name", f"duplicate name {sp.name!r}, first defined at {first}")
+                continue
+            if sp.model not in self.catalog.servers:
+                self.problem(
+                    sp.src,
+                    f"{where}.model",
+                    f"unknown server model {sp.model!r}; known: {', '.join(sorted(self.catalog.servers))}",
+                )
+                continue
+            out[sp.name] = sp
+        return out
+
+    # ------------------------------------------------------------------ links
+
+    def _end(
+        self,
+        spec: LinkSpec,
+        which: str,
+        device: str,
+        port: str,
+        builds: dict[str, _SwitchBuild],
+        nodes: dict[str, NodeSpec],
+        host_speed: int | None,
+    ) -> _EndInfo | None:
+        field_ = f"links[{spec.a_device}:{spec.a_port}].{which}"
+        build = builds.get(device)
+        if build is not None:
+            speed = spec.speed or host_speed or build.native
+            breakout = build.native // speed if build.native % speed == 0 else 1
+            try:
+                pos = parse_port(build.platform, port, breakout, build.lanes)
+            except ValueError as exc:
+                self.problem(spec.src, field_, f"{device}: {exc}")
+                return None
+            lane = (pos.cage - 1) * build.lanes + pos.sub * (build.lanes // breakout)
+            return _EndInfo(device, port, _RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
+        node = nodes.get(device)
+        if node is not None:
+            server = self.catalog.servers[node.model]
+            if all(n.ifname != port for n in server.backend):
+                names = ", ".join(n.ifname for n in server.backend)
+                self.problem(spec.src, field_, f"{device} ({node.model}) has no backend NIC {port!r}; it has {names}")
+                return None
+            speed = self.catalog.nics[server.backend_nic].speed
+            return _EndInfo(device, port, 0, speed, 0, 0, 1, 0)
+        self.problem(spec.src, field_, f"unknown device {device!r}")
+        return None
+
+    def _links(
+        self, specs: list[LinkSpec], builds: dict[str, _SwitchBuild], nodes: dict[str, NodeSpec]
+    ) -> tuple[list[Link], dict[tuple[str, str], tuple[Link, _EndInfo]]]:
+        s = self.inv.fabric
+        pools = s.addressing
+        lengths = {
+            LinkKind.HOST: s.cable_defaults.host,
+            LinkKind.LEAF_SPINE: s.cable_defaults.leaf_spine,
+            LinkKind.SPINE_CORE: s.cable_defaults.spine_core,
+        }
+        pool_of = {
+            LinkKind.HOST: ("host_p2p", pools.host_p2p),
+            LinkKind.LEAF_SPINE: ("leaf_spine_p2p", pools.leaf_spine_p2p),
+            LinkKind.SPINE_CORE: ("spine_core_p2p", pools.spine_core_p2p),
+        }
+        used: dict[tuple[str, str], SourcePos | None] = {}
+        links: list[Link] = []
+        nic_ends: dict[tuple[str, str], tuple[Link, _EndInfo]] = {}
+        server_speed = {
+            name: self.catalog.nics[srv.backend_nic].speed
+            for name, srv in self.catalog.servers.items()
+            if srv.backend_nic in self.catalog.nics
+        }
+        for spec in specs:
+            host_speed = None
+            for dev in (spec.a_device, spec.b_device):
+                if dev in nodes:
+                    host_speed = server_speed[nodes[dev].model]
+            a = self._end(spec, "a", spec.a_device, spec.a_port, builds, nodes, host_speed)
+            b = (
+                self._end(spec, "b", spec.b_device, spec.b_port, builds, nodes, host_speed)
+                if spec.b_device is not None and spec.b_port is not None
+                else None
+            )
+            if a is None or (spec.b_device is not None and b is None):
+                continue
+            for end in (a, b):
+                if end is None:
+                    continue
+                key = (end.device, end.port)
+                if key in used:
+                    self.problem(
+                        spec.src,
+                        f"links[{spec.a_device}:{spec.a_port}]",
+                        f"port {end.device}:{end.port} is already cabled at {used[key]}",
+                    )
+                    break
+                used[key] = spec.src
+            else:
+                link = self._link(spec, a, b, builds, lengths, pool_of, len(links))
+                if link is None:
+                    continue
+                links.append(link)
+                for end in (a, b):
+                    if end is not None and end.rank == 0:
+                        nic_ends[end.device, end.port] = (link, end)
+        return links, nic_ends
+
+    def _link(
+        self,
+        spec: LinkSpec,
+        a: _EndInfo,
+        b: _EndInfo | None,
+        builds: dict[str, _SwitchBuild],
+        lengths: dict[LinkKind, float],
+        pool_of: dict[LinkKind, tuple[str, IPv4Network]],
+        index: int,
+    ) -> Link | None:
+        where = f"links[{spec.a_device}:{spec.a_port}]"
+        if b is None:
+            kind = LinkKind.HOST if a.rank <= 1 else LinkKind.LEAF_SPINE if a.rank == 2 else LinkKind.SPINE_CORE
+            length = spec.length_m or lengths[kind]
+            return Link(
+                index,
+                kind,
+                End(a.device, a.port),
+                None,
+                a.speed,
+                length,
+                spec.length_m is None,
+                spec.cable or cable_class(length),
+                None,
+                spec.src,
+            )
+        lo, hi = (a, b) if a.rank <= b.rank else (b, a)
+        link_kind = _KIND_BY_RANKS.get((lo.rank, hi.rank))
+        if link_kind is None:
+            names = {0: "server", 1: "leaf", 2: "spine", 3: "core"}
+            self.problem(
+                spec.src,
+                where,
+                f"links a {names[lo.rank]} ({lo.device}) to a {names[hi.rank]} "
+                f"({hi.device}); fabricgen cables NIC–leaf, leaf–spine and spine–core",
+            )
+            return None
+        kind = link_kind
+        length = spec.length_m or lengths[kind]
+        anchor = hi if kind is LinkKind.HOST else lo
+        anchor_build = builds[anchor.device]
+        subnet: str | None = None
+        net = 0
+        pool_name, pool = pool_of[kind]
+        if anchor.cage <= anchor_build.cages and anchor.lane < addressing.PORT_STRIDE:
+            try:
+                net, subnet = addressing.p2p_subnet(pool, anchor_build.spec.id or 0, anchor.lane)
+            except addressing.PoolExhausted as exc:
+                if (pool_name, anchor.device) not in self.exhausted:
+                    self.exhausted.add((pool_name, anchor.device))
+                    self.problem(
+                        self.loaded.pos("fabric", "addressing", pool_name),
+                        f"fabric.addressing.{pool_name}",
+                        f"{anchor.device}: {exc}",
+                    )
+                return None
+        link = Link(
+            index,
+            kind,
+            End(lo.device, lo.port),
+            End(hi.device, hi.port),
+            min(lo.speed, hi.speed),
+            length,
+            spec.length_m is None,
+            spec.cable or cable_class(length),
+            subnet,
+            spec.src,
+        )
+        hi_ip = addressing.int_to_ip(net) + "/31" if subnet else None
+        lo_ip = addressing.int_to_ip(net + 1) + "/31" if subnet else None
+        for end, peer, port_kind, ip in (
+            (hi, lo, PortKind.HOST if lo.rank == 0 else PortKind.DOWN, hi_ip),
+            (lo, hi, PortKind.UP, lo_ip),
+        ):
+            build = builds.get(end.device)
+            if build is not None:
+                build.ports.append(
+                    Port(
+                        end.device,
+                        end.port,
+                        end.cage,
+                        end.sub,
+                        end.breakout,
+                        end.speed,
+                        port_kind,
+                        peer.device,
+                        peer.port,
+                        index,
+                        ip,
+                    )
+                )
+        return link
+
+    # ------------------------------------------------------------------ finish
+
+    def _finish_switches(self, builds: dict[str, _SwitchBuild]) -> dict[str, Switch]:
+        s = self.inv.fabric
+        out: dict[str, Switch] = {}
+        pools = {
+            Role.LEAF: s.addressing.loopbacks.leaf,
+            Role.SPINE: s.addressing.loopbacks.spine,
+            Role.CORE: s.addressing.loopbacks.core,
+        }
+        for name, b in builds.items():
+            sp = b.spec
+            ident = sp.id or 0
+            try:
+                loopback = sp.loopback or addressing.loopback(pools[sp.role], ident)
+                asn = sp.asn or addressing.asn_for(s.asn, sp.role, ident, sp.pod)
+            except addressing.PoolExhausted as exc:
+                self.problem(
+                    self.loaded.pos("fabric", "addressing", "loopbacks", sp.role.value),
+                    f"fabric.addressing.loopbacks.{sp.role.value}",
+                    f"{name}: {exc}",
+                )
+                continue
+            ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
+            out[name] = Switch(
+                name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src
+            )
+        return out
+
+    def _finish_nodes(
+        self, specs: dict[str, NodeSpec], nic_ends: dict[tuple[str, str], tuple[Link, _EndInfo]]
+    ) -> dict[str, Node]:
+        out: dict[str, Node] = {}
+        for name, sp in specs.items():
+            server = self.catalog.servers[sp.model]
+            speed = self.catalog.nics[server.backend_nic].speed
+            nics = []
+            for rail, card in enumerate(server.backend):
+                hit = nic_ends.get((name, card.ifname))
+                peer_dev = peer_port = address = None
+                link_index = None
+                if hit is not None:
+                    link, _ = hit
+                    link_index = link.index
+                    if link.b is not None:
+                        peer_dev, peer_port = link.b.device, link.b.port
+                    if link.subnet is not None:
+                        net = link.subnet.split("/")[0]
+                        last = int(net.rsplit(".", 1)[1]) + 1
+                        address = f"{net.rsplit('.', 1)[0]}.{last}/31"
+                nics.append(
+                    HostNic(
+                        name,
+                        card.ifname,
+                        card.rdma_dev,
+                        rail,
+                        card.gpu,
+                        card.numa,
+                        card.pcie,
+                        server.backend_nic,
+                        speed,
+                        peer_dev,
+                        peer_port,
+                        link_index,
+                        address,
+                    )
+                )
+            out[name] = Node(name, sp.model, sp.unit, server.gpus, tuple(nics), sp.src)
+        return out

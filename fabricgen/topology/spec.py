@@ -1,0 +1,47 @@
+"""The common form both ways of describing a fabric reduce to before resolution.
+
+The explicit inventory (switches, nodes, links written by hand) and the rail-optimized intent both
+produce these; :mod:`fabricgen.topology.resolve` turns them into one :class:`~.model.Fabric`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabricgen.errors import SourcePos
+from fabricgen.inventory.schema import Role
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchSpec:
+    name: str
+    role: Role
+    model: str
+    platform: str | None
+    id: int | None
+    asn: int | None
+    loopback: str | None
+    unit: int | None
+    rails: tuple[int, ...]
+    pod: int | None
+    src: SourcePos | None
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    name: str
+    model: str
+    unit: int | None
+    src: SourcePos | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSpec:
+    a_device: str
+    a_port: str
+    b_device: str | None
+    b_port: str | None
+    speed: int | None
+    length_m: float | None
+    cable: str | None
+    src: SourcePos | None
