@@ -9,6 +9,7 @@ Exit codes (CI relies on them): 0 ok Â· 1 error findings or a failed operation Â
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -52,6 +53,9 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except InputError as exc:
+            if kwargs.get("fmt") == "json":
+                doc = {"ok": False, "input_problems": [p.as_dict() for p in exc.problems]}
+                click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
             err = stderr_console()
             for problem in exc.problems:
                 err.print(str(problem), markup=False)

@@ -69,15 +69,33 @@ class SourceMap:
         return len(self._pos)
 
 
+_ITEM_SECTIONS = ("switches", "nodes", "links")
+
+
 @dataclass(frozen=True)
 class LoadedInventory:
+    """A schema-valid inventory with its positions.
+
+    When only some list items (switches, nodes, links) were invalid, those items are left out, their
+    problems kept in ``pending`` and their names in ``dropped``, so that resolution can still report
+    every other problem in the same run; :func:`fabricgen.topology.resolve.resolve` raises them all.
+    """
+
     inventory: Inventory
     source: SourceMap
     tree: dict[str, Any]
     files: tuple[str, ...]
+    pending: tuple[Problem, ...] = ()
+    dropped: frozenset[str] = frozenset()
+    kept: dict[str, list[int]] | None = None  # per section: original index of each kept item
 
     def pos(self, *path: str | int) -> SourcePos | None:
         return self.source.find(path)
+
+    def item_pos(self, section: str, index: int) -> SourcePos | None:
+        """Position of the ``index``-th item of a list section (as validated, after any salvage)."""
+        original = self.kept[section][index] if self.kept and section in self.kept else index
+        return self.source.find((section, original))
 
 
 def field_path(tree: Any, path: Sequence[str | int]) -> str:
@@ -89,8 +107,11 @@ def field_path(tree: Any, path: Sequence[str | int]) -> str:
             label: str = str(part)
             if isinstance(node, list) and 0 <= part < len(node):
                 item = node[part]
-                if isinstance(item, dict) and isinstance(item.get("name"), str):
-                    label = item["name"]
+                if isinstance(item, dict):
+                    for key in ("name", "a"):  # devices by name, links by their first end
+                        if isinstance(item.get(key), str):
+                            label = item[key]
+                            break
                 node = item
             else:
                 node = None
@@ -352,11 +373,50 @@ def _tree_path(tree: Any, loc: Sequence[str | int]) -> list[str | int]:
     return path
 
 
+def _salvage(
+    tree: dict[str, Any], exc: ValidationError
+) -> tuple[dict[str, Any], dict[str, list[int]], set[str]] | None:
+    """The tree without the list items that failed validation, or None when other parts failed too."""
+    bad: dict[str, set[int]] = {}
+    for err in exc.errors(include_url=False):
+        loc = err["loc"]
+        if len(loc) >= 2 and loc[0] in _ITEM_SECTIONS and isinstance(loc[1], int):
+            bad.setdefault(str(loc[0]), set()).add(loc[1])
+        else:
+            return None
+    salvaged = dict(tree)
+    kept: dict[str, list[int]] = {}
+    dropped: set[str] = set()
+    for section, indexes in bad.items():
+        items = tree.get(section)
+        if not isinstance(items, list):
+            return None
+        kept[section] = [i for i in range(len(items)) if i not in indexes]
+        salvaged[section] = [items[i] for i in kept[section]]
+        for i in indexes:
+            if isinstance(items[i], dict) and isinstance(items[i].get("name"), str):
+                dropped.add(items[i]["name"])
+    return salvaged, kept, dropped
+
+
 def load_inventory(path: str | os.PathLike[str]) -> LoadedInventory:
-    """Load and schema-validate an inventory; raises :class:`InputError` listing every problem."""
+    """Load and schema-validate an inventory; raises :class:`InputError` listing every problem.
+
+    Invalid switches, nodes or links are set aside (see :class:`LoadedInventory`) so that reference
+    problems elsewhere are still found in the same run.
+    """
     tree, source, files = load_tree(path)
     try:
         inventory = Inventory.model_validate(tree)
     except ValidationError as exc:
-        raise InputError(list(_validation_problems(exc, tree, source))) from None
+        problems = list(_validation_problems(exc, tree, source))
+        salvage = _salvage(tree, exc)
+        if salvage is None:
+            raise InputError(problems) from None
+        salvaged, kept, dropped = salvage
+        try:
+            inventory = Inventory.model_validate(salvaged)
+        except ValidationError:
+            raise InputError(problems) from None
+        return LoadedInventory(inventory, source, tree, files, tuple(problems), frozenset(dropped), kept)
     return LoadedInventory(inventory, source, tree, files)

@@ -199,6 +199,120 @@ class FabricSettings(Strict):
     cable_defaults: CableDefaults = CableDefaults()
 
 
+# --------------------------------------------------------------------------- lossless QoS policy
+
+Dscp = Annotated[int, Field(ge=0, le=63)]
+Priority = Annotated[int, Field(ge=0, le=7)]
+"""An 802.1p priority, which fabricgen keeps equal to the traffic class and the egress queue."""
+
+
+class LaneSpec(Strict):
+    """One traffic class of the QoS policy ("lane"): which DSCPs, which priority, how it is treated."""
+
+    name: Name
+    purpose: Literal["training", "cnp", "storage", "default", "other"] = "other"
+    dscp: list[Dscp] = Field(default_factory=list, description="DSCPs classified here (default lane: the rest)")
+    tc: Priority | None = Field(default=None, description="priority; unset on the cnp lane: per-platform default")
+    lossless: bool = False
+    scheduling: Literal["strict", "ets"] = "ets"
+    weight: int | None = Field(default=None, ge=1, le=100, description="ETS share in percent (ets lanes)")
+    ecn: bool = False
+
+
+class EcnSpec(Strict):
+    """WRED/ECN marking thresholds of a queue (bytes). Sanity (max ≥ min, 1–100 %) is a finding, not an error."""
+
+    min_bytes: int = Field(ge=0)
+    max_bytes: int = Field(ge=0)
+    probability_pct: int = Field(ge=0, le=100)
+
+
+class PfcThresholdSpec(Strict):
+    """When a lossless priority group sends XOFF: a share of free buffer (dynamic) or a fixed byte count."""
+
+    mode: Literal["dynamic", "static"] = "dynamic"
+    dynamic_th: int = Field(default=0, ge=-8, le=8, description="log2 of alpha (SONiC dynamic_th)")
+    static_bytes: int | None = Field(default=None, gt=0, description="static_th, required when static")
+
+    @model_validator(mode="after")
+    def _static_needs_bytes(self) -> PfcThresholdSpec:
+        if self.mode == "static" and self.static_bytes is None:
+            raise ValueError("mode static needs static_bytes (the XOFF threshold in bytes)")
+        return self
+
+
+class WatchdogSpec(Strict):
+    detection_ms: int = Field(default=200, ge=10, le=60_000)
+    restoration_ms: int = Field(default=200, ge=10, le=60_000)
+    action: Literal["drop", "forward"] = "drop"
+
+
+class QosOverride(Strict):
+    """Values that a platform or a port role may override (unset: inherit)."""
+
+    trust: Literal["dscp", "pcp"] | None = None
+    cnp_tc: Priority | None = None
+    pfc_priorities: list[Priority] | None = Field(default=None, description="unset: the lossless lanes' priorities")
+    ecn: EcnSpec | None = None
+    ecn_by_speed: dict[Speed, EcnSpec] = Field(default_factory=dict)
+    ecn_marking: bool | None = Field(default=None, description="false: WRED drops instead of marking")
+    pfc_threshold: PfcThresholdSpec | None = None
+    pfc_watchdog: WatchdogSpec | None = None
+    watchdog_enabled: bool | None = None
+
+
+class NcclSpec(Strict):
+    gid_index: int | Literal["auto"] = 3
+    socket_ifname: str = Field(default="^lo,docker", min_length=1, max_length=128)
+
+
+class QosPolicy(QosOverride):
+    """The fabric's QoS policy; every field is optional and falls back to fabricgen's built-in policy."""
+
+    lanes: list[LaneSpec] | None = Field(default=None, description="unset: the built-in lanes")
+    shared_lossless: bool = Field(default=False, description="storage may share the training lossless priority")
+    nccl: NcclSpec = NcclSpec()
+    platforms: dict[str, QosOverride] = Field(default_factory=dict)
+    roles: dict[Literal["host", "fabric"], QosOverride] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _lanes_consistent(self) -> QosPolicy:
+        from fabricgen.inventory.catalog import PLATFORMS
+
+        for name in self.platforms:
+            if name not in PLATFORMS:
+                raise ValueError(f"platforms: unknown platform {name!r}; one of {', '.join(PLATFORMS)}")
+        if self.lanes is None:
+            return self
+        names: set[str] = set()
+        owner: dict[int, str] = {}
+        for lane in self.lanes:
+            if lane.name in names:
+                raise ValueError(f"lane {lane.name!r} is defined twice")
+            names.add(lane.name)
+            for d in lane.dscp:
+                if d in owner:
+                    raise ValueError(f"DSCP {d} is in lanes {owner[d]!r} and {lane.name!r}")
+                owner[d] = lane.name
+            if lane.tc is None and lane.purpose != "cnp":
+                raise ValueError(f"lane {lane.name!r} needs tc (only the cnp lane may leave it to the platform)")
+        for purpose in ("training", "default"):
+            if sum(1 for lane in self.lanes if lane.purpose == purpose) != 1:
+                raise ValueError(f"exactly one lane with purpose {purpose!r} is required")
+        return self
+
+
+class NicQosOverride(Strict):
+    """Per-node NIC settings that replace the fabric policy's (a disagreement is reported as a finding)."""
+
+    trust: Literal["dscp", "pcp"] | None = None
+    pfc: list[Priority] | None = Field(default=None, description="PFC-enabled priorities")
+    tos: int | None = Field(default=None, ge=0, le=255, description="RoCE ToS byte: DSCP << 2 | ECN")
+    ecn: bool | None = Field(default=None, description="ECN notification and reaction on the RoCE priority")
+    mtu: int | None = Field(default=None, ge=576, le=9216)
+    nccl_tc: int | None = Field(default=None, ge=0, le=255, description="NCCL_IB_TC when it differs from tos")
+
+
 # --------------------------------------------------------------------------- explicit objects
 
 
@@ -219,6 +333,7 @@ class Node(Strict):
     name: Name
     model: Name
     unit: int | None = Field(default=None, ge=1)
+    nic_qos: NicQosOverride | None = None
 
 
 Endpoint = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z0-9][A-Za-z0-9/._:-]*$")]
@@ -284,3 +399,4 @@ class Inventory(Strict):
     switches: list[Switch] = Field(default_factory=list)
     nodes: list[Node] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
+    qos: QosPolicy = QosPolicy()

@@ -13,7 +13,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from fabricgen.errors import SourcePos
-from fabricgen.inventory.schema import Catalog, FabricSettings, Role
+from fabricgen.inventory.schema import Catalog, FabricSettings, NicQosOverride, QosPolicy, Role
 
 
 class LinkKind(StrEnum):
@@ -91,6 +91,7 @@ class Node:
     gpus: int
     nics: tuple[HostNic, ...]
     src: SourcePos | None = None
+    nic_qos: NicQosOverride | None = None  # per-node NIC QoS override from the inventory (explicit nodes only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,7 @@ class Fabric:
     links: tuple[Link, ...]
     targets: DesignTargets
     intent: IntentSummary | None = None
+    qos_policy: QosPolicy = field(default_factory=QosPolicy)  # the inventory's `qos:` section, as written
     _ports: Mapping[tuple[str, str], Port] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -79,7 +79,7 @@ def parse_port(platform: str, name: str, breakout: int, lanes: int) -> PortPosit
         raise ValueError(f"unknown platform {platform!r}")
     m = pattern.match(name)
     if not m:
-        raise ValueError(f"{name!r} is not a {platform} port name (e.g. {EXAMPLE[platform]})")
+        raise ValueError(f"{name!r} is not a valid {platform} port name (e.g. {EXAMPLE[platform]})")
     groups = m.groupdict()
     step = lanes // breakout
     if platform == "sonic":

@@ -88,17 +88,17 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             s.unit,
             tuple(s.rails),
             s.pod,
-            loaded.pos("switches", i),
+            loaded.item_pos("switches", i),
         )
         for i, s in enumerate(inv.switches)
     ]
-    nodes = [NodeSpec(n.name, n.model, n.unit, loaded.pos("nodes", i)) for i, n in enumerate(inv.nodes)]
+    nodes = [NodeSpec(n.name, n.model, n.unit, loaded.item_pos("nodes", i)) for i, n in enumerate(inv.nodes)]
     links = []
     for i, link in enumerate(inv.links):
         a_dev, a_port = link.a.split(":", 1)
         b_dev, b_port = link.b.split(":", 1) if link.b else (None, None)
         links.append(
-            LinkSpec(a_dev, a_port, b_dev, b_port, link.speed, link.length_m, link.cable, loaded.pos("links", i))
+            LinkSpec(a_dev, a_port, b_dev, b_port, link.speed, link.length_m, link.cable, loaded.item_pos("links", i))
         )
     return switches, nodes, links
 
@@ -112,9 +112,12 @@ class _Resolver:
     def __init__(self, loaded: LoadedInventory) -> None:
         self.loaded = loaded
         self.inv: Inventory = loaded.inventory
-        self.problems: list[Problem] = []
+        self.problems: list[Problem] = list(loaded.pending)
         self.catalog: Catalog = merged(self.inv.catalog)
         self.exhausted: set[tuple[str, str]] = set()
+        self.nic_qos = {n.name: n.nic_qos for n in self.inv.nodes if n.nic_qos is not None}
+        self.declared: dict[str, SourcePos | None] = {}
+        self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
 
     def problem(self, pos: SourcePos | None, field_: str, message: str) -> None:
         self.problems.append(Problem(pos, field_, message))
@@ -134,10 +137,10 @@ class _Resolver:
                 nodes = exp.nodes + nodes
                 links = exp.links + links
                 summary = exp.summary
-        if self.problems:
+        if len(self.problems) > len(self.loaded.pending):  # catalog or intent unusable: stop here
             raise InputError(self.problems)
         builds = self._switches(switches)
-        node_specs = self._nodes(nodes, builds)
+        node_specs = self._nodes(nodes)
         fabric_links, nic_ends = self._links(links, builds, node_specs)
         if self.problems:
             raise InputError(self.problems)
@@ -157,6 +160,7 @@ class _Resolver:
                 s.oversubscription.leaf, s.oversubscription.spine, s.failure.one_spine_down, s.failure.one_uplink_down
             ),
             intent=summary,
+            qos_policy=self.inv.qos,
         )
 
     # ------------------------------------------------------------------ catalog and devices
@@ -178,57 +182,56 @@ class _Resolver:
                     f"unknown NIC model {srv.backend_nic!r}; known: {', '.join(sorted(cat.nics))}",
                 )
 
+    def _declare(self, name: str, src: SourcePos | None, where: str) -> bool:
+        """Record a device name; a second definition (switch or node) is a problem."""
+        first = self.declared.get(name)
+        if name in self.declared:
+            self.problem(src, f"{where}.name", f"duplicate name {name!r}, first defined at {first}")
+            return False
+        self.declared[name] = src
+        return True
+
     def _switches(self, specs: list[SwitchSpec]) -> dict[str, _SwitchBuild]:
         builds: dict[str, _SwitchBuild] = {}
         first_id: dict[tuple[Role, int], SwitchSpec] = {}
         for sp in specs:
             where = f"switches[{sp.name}]"
-            if sp.name in builds:
-                self.problem(
-                    sp.src, f"{where}.name", f"duplicate name {sp.name!r}, first defined at {builds[sp.name].spec.src}"
-                )
+            if not self._declare(sp.name, sp.src, where):
                 continue
             model = self.catalog.switches.get(sp.model)
+            platform = sp.platform or (model.platform if model else None)
+            other = first_id.get((sp.role, sp.id)) if sp.id is not None else None
             if model is None:
-                self.problem(
-                    sp.src,
-                    f"{where}.model",
-                    f"unknown switch model {sp.model!r}; known: {', '.join(sorted(self.catalog.switches))}",
-                )
-                continue
-            platform = sp.platform or model.platform
-            if platform not in PLATFORMS:
+                known = ", ".join(sorted(self.catalog.switches))
+                self.problem(sp.src, f"{where}.model", f"unknown switch model {sp.model!r}; known: {known}")
+            elif platform not in PLATFORMS:
                 self.problem(
                     sp.src, f"{where}.platform", f"unknown platform {platform!r}; one of {', '.join(PLATFORMS)}"
                 )
-                continue
-            if sp.id is None:
+            elif sp.id is None:
                 self.problem(sp.src, f"{where}.id", "required: a stable id (addresses and ASNs are allocated from it)")
-                continue
-            other = first_id.get((sp.role, sp.id))
-            if other is not None:
+            elif other is not None:
                 self.problem(
                     sp.src, f"{where}.id", f"{sp.role} id {sp.id} is already used by {other.name} at {other.src}"
                 )
+            else:
+                assert platform is not None
+                first_id[sp.role, sp.id] = sp
+                builds[sp.name] = _SwitchBuild(sp, platform, model.native_speed, model.lanes, model.ports)
                 continue
-            first_id[sp.role, sp.id] = sp
-            builds[sp.name] = _SwitchBuild(sp, platform, model.native_speed, model.lanes, model.ports)
+            self.unusable.add(sp.name)
         return builds
 
-    def _nodes(self, specs: list[NodeSpec], builds: dict[str, _SwitchBuild]) -> dict[str, NodeSpec]:
+    def _nodes(self, specs: list[NodeSpec]) -> dict[str, NodeSpec]:
         out: dict[str, NodeSpec] = {}
         for sp in specs:
             where = f"nodes[{sp.name}]"
-            if sp.name in out or sp.name in builds:
-                first = out[sp.name].src if sp.name in out else builds[sp.name].spec.src
-                self.problem(sp.src, f"{where}.name", f"duplicate name {sp.name!r}, first defined at {first}")
+            if not self._declare(sp.name, sp.src, where):
                 continue
             if sp.model not in self.catalog.servers:
-                self.problem(
-                    sp.src,
-                    f"{where}.model",
-                    f"unknown server model {sp.model!r}; known: {', '.join(sorted(self.catalog.servers))}",
-                )
+                known = ", ".join(sorted(self.catalog.servers))
+                self.problem(sp.src, f"{where}.model", f"unknown server model {sp.model!r}; known: {known}")
+                self.unusable.add(sp.name)
                 continue
             out[sp.name] = sp
         return out
@@ -266,7 +269,8 @@ class _Resolver:
                 return None
             speed = self.catalog.nics[server.backend_nic].speed
             return _EndInfo(device, port, 0, speed, 0, 0, 1, 0)
-        self.problem(spec.src, field_, f"unknown device {device!r}")
+        if device not in self.unusable:
+            self.problem(spec.src, field_, f"unknown device {device!r}")
         return None
 
     def _links(
@@ -487,5 +491,5 @@ class _Resolver:
                         address,
                     )
                 )
-            out[name] = Node(name, sp.model, sp.unit, server.gpus, tuple(nics), sp.src)
+            out[name] = Node(name, sp.model, sp.unit, server.gpus, tuple(nics), sp.src, self.nic_qos.get(name))
         return out
