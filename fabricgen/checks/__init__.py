@@ -51,9 +51,9 @@ Check = Callable[[Fabric], Iterable[Finding]]
 
 
 def all_checks() -> tuple[Check, ...]:
-    from fabricgen.checks import addressing, cabling, capacity
+    from fabricgen.checks import addressing, cabling, capacity, lossless
 
-    return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS)
+    return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS)
 
 
 def run_checks(fabric: Fabric, checks: Iterable[Check] | None = None) -> list[Finding]:

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from fabricgen.checks import Finding, Severity
+from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Role
 from fabricgen.inventory.units import format_speed
 from fabricgen.topology.model import End, Fabric, PortKind
@@ -60,11 +61,12 @@ def uplink_spread(fabric: Fabric) -> Iterator[Finding]:
 
 def rail_alignment(fabric: Fabric) -> Iterator[Finding]:
     """FG-CBL-003: NIC *i* of every node lands on the rail-*i* leaf of the node's unit."""
-    nics_by_leaf: dict[str, list[tuple[str, int, int | None]]] = defaultdict(list)
+    nics_by_leaf: dict[str, list[tuple[str, int, int | None, SourcePos | None]]] = defaultdict(list)
     for node in fabric.nodes.values():
         for nic in node.nics:
             if nic.peer_device is not None:
-                nics_by_leaf[nic.peer_device].append((f"{node.name}:{nic.ifname}", nic.rail, node.unit))
+                cable = fabric.links[nic.link].src if nic.link is not None else None  # point at the cable
+                nics_by_leaf[nic.peer_device].append((f"{node.name}:{nic.ifname}", nic.rail, node.unit, cable))
     for leaf_name, nics in sorted(nics_by_leaf.items()):
         leaf = fabric.switches.get(leaf_name)
         if leaf is None:
@@ -73,12 +75,12 @@ def rail_alignment(fabric: Fabric) -> Iterator[Finding]:
             rails = set(leaf.rails)
             declared = True
         else:
-            counts = Counter(r for _, r, _ in nics)
+            counts = Counter(r for _, r, _, _ in nics)
             top = max(counts.values())
             rails = {min(r for r, c in counts.items() if c == top)}
             declared = False
         rail_text = ", ".join(str(r) for r in sorted(rails))
-        for nic_name, rail, unit in nics:
+        for nic_name, rail, unit, cable in nics:
             if rail not in rails:
                 how = "serves" if declared else "mostly carries"
                 yield Finding(
@@ -87,7 +89,7 @@ def rail_alignment(fabric: Fabric) -> Iterator[Finding]:
                     nic_name,
                     f"rail {rail} NIC lands on {leaf_name}, which {how} rail {rail_text}",
                     f"move it to the rail-{rail} leaf of its unit",
-                    leaf.src,
+                    cable or leaf.src,
                 )
             elif leaf.unit is not None and unit is not None and unit != leaf.unit:
                 yield Finding(
@@ -96,7 +98,7 @@ def rail_alignment(fabric: Fabric) -> Iterator[Finding]:
                     nic_name,
                     f"node of unit {unit} lands on {leaf_name} of unit {leaf.unit}",
                     "cable each node to the leaves of its own scalable unit",
-                    leaf.src,
+                    cable or leaf.src,
                 )
 
 

@@ -100,6 +100,10 @@ def _register() -> None:
     from fabricgen.cli import validate
 
     app.add_command(validate.validate)
+    from fabricgen.cli import explain, hosts  # lossless QoS: per-port explanation, host files
+
+    app.add_command(explain.explain)
+    app.add_command(hosts.hosts)
 
 
 _register()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ from typing import Any
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
 
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.schema import Inventory
@@ -144,6 +147,48 @@ class _Budget:
         self.left = limit
 
 
+class _RecursiveAlias(ComposerError):
+    """An alias inside the node its anchor names (``a: &x [*x]``): a structure that contains itself."""
+
+
+class _Composer(Composer):
+    """ruamel's composer, refusing recursive aliases (ruamel would silently turn them into null)."""
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader)
+        self._open: list[str] = []
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.parser.check_event(AliasEvent):
+            event = self.parser.peek_event()
+            if event.anchor in self._open:
+                raise _RecursiveAlias(
+                    None,
+                    None,
+                    f"alias *{event.anchor} refers to the node its anchor is on (a structure that contains itself)",
+                    event.start_mark,
+                )
+        return super().compose_node(parent, index)
+
+    def _compose_open(self, anchor: Any, compose: Any) -> Any:
+        if anchor is None:
+            return compose(anchor)
+        self._open.append(anchor)
+        try:
+            return compose(anchor)
+        finally:
+            self._open.pop()
+
+    def compose_sequence_node(self, anchor: Any) -> Any:
+        return self._compose_open(anchor, super().compose_sequence_node)
+
+    def compose_mapping_node(self, anchor: Any) -> Any:
+        return self._compose_open(anchor, super().compose_mapping_node)
+
+
+_YAML_11_TYPES: dict[type, str] = {bytes: "!!binary", AbstractSet: "!!set", list: "!!pairs", tuple: "!!pairs"}
+
+
 class _Copier:
     """Copies a ruamel tree into plain Python objects, recording positions; enforces the limits."""
 
@@ -162,6 +207,8 @@ class _Copier:
             raise _TooBig(path)
         if depth > MAX_DEPTH:
             raise _TooDeep(path)
+        if isinstance(node, TaggedScalar) and node.tag.value == "tag:yaml.org,2002:str":
+            return str(node.value)  # `!!str 123`: the core way to force a string
         if isinstance(node, TaggedScalar) or (
             isinstance(node, CommentedMap | CommentedSeq) and getattr(node.tag, "value", None) not in _CORE_TAGS
         ):
@@ -206,7 +253,12 @@ class _Copier:
             return str(node)
         if isinstance(node, datetime.date):
             return node.isoformat()
-        return str(node)
+        # YAML 1.1 types outside the core schema (!!binary, !!set, !!pairs): refused like any other tag
+        tag = next((t for cls, t in _YAML_11_TYPES.items() if isinstance(node, cls)), type(node).__name__)
+        self.problems.append(
+            Problem(self.source.find(path), _dotted(path), f"YAML tag {tag} is not allowed in an inventory")
+        )
+        return None
 
 
 class _TooBig(Exception):
@@ -238,6 +290,8 @@ def _parse_file(path: Path, source: SourceMap, problems: list[Problem]) -> dict[
         return None
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
+    yaml.Composer = _Composer
+    yaml.max_depth = MAX_DEPTH + 1  # the composer recurses: stop deep nesting before Python's stack does
     try:
         doc = yaml.load(text)
     except MarkedYAMLError as exc:
@@ -246,9 +300,17 @@ def _parse_file(path: Path, source: SourceMap, problems: list[Problem]) -> dict[
         what = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
         if "duplicate key" in what:
             what = what.split(" with value")[0]
-        problems.append(Problem(pos, "", f"YAML syntax error: {what}"))
+        if isinstance(exc, _RecursiveAlias):
+            problems.append(Problem(pos, "", f"{what}; refused"))
+        elif "maximum depth" in what:
+            problems.append(Problem(pos, "", f"nesting deeper than {MAX_DEPTH} levels; refused"))
+        else:
+            problems.append(Problem(pos, "", f"YAML syntax error: {what}"))
         return None
     except YAMLError as exc:
+        problems.append(Problem(SourcePos(name, 1, 1), "", f"YAML error: {' '.join(str(exc).split())}"))
+        return None
+    except ValueError as exc:  # a constructor refusing a scalar, e.g. an integer of more than 4,300 digits
         problems.append(Problem(SourcePos(name, 1, 1), "", f"YAML error: {' '.join(str(exc).split())}"))
         return None
     if doc is None:
@@ -347,7 +409,12 @@ def _validation_problems(exc: ValidationError, tree: dict[str, Any], source: Sou
         elif err["type"] == "missing":
             msg = "required field is missing"
         msg = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        if err["type"] not in ("missing", "extra_forbidden") and "input" in err and _short(err["input"]):
+        if (
+            err["type"] not in ("missing", "extra_forbidden")
+            and "input" in err
+            and _short(err["input"])
+            and repr(err["input"]) not in msg  # the message may quote the value already
+        ):
             msg += f" (got {err['input']!r})"
         yield Problem(source.find(path), field_path(tree, path), msg)
 

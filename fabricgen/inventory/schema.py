@@ -399,4 +399,4 @@ class Inventory(Strict):
     switches: list[Switch] = Field(default_factory=list)
     nodes: list[Node] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
-    qos: QosPolicy = QosPolicy()
+    qos: QosPolicy = Field(default_factory=QosPolicy)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
-_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
+_SPEED = re.compile(r"^\s*(\d{1,9}(?:\.\d{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
 _BREAKOUT = re.compile(r"^\s*(\d+)\s*[xX]\s*(.+)$")
 
 
@@ -24,9 +25,10 @@ def parse_speed(value: object) -> int:
         m = _SPEED.match(value)
         if not m:
             raise ValueError(f"{value!r} is not a speed; write e.g. 400G, 800G or 1.6T")
-        number, unit = float(m.group(1)), m.group(2).upper()
-        scaled = number * {"M": 0.001, "G": 1, "T": 1000}[unit]
-        if not scaled.is_integer():
+        # Decimal, not float: 16.1 × 1000 must be exactly 16100 (binary floats give 16100.000000000002).
+        number, unit = Decimal(m.group(1)), m.group(2).upper()
+        scaled = number * {"M": Decimal("0.001"), "G": Decimal(1), "T": Decimal(1000)}[unit]
+        if scaled != scaled.to_integral_value():
             raise ValueError(f"{value!r} is not a whole number of Gb/s")
         gbps = int(scaled)
     else:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Catalog, Oversubscription, RailOptimized, Role, SwitchModel
-from fabricgen.inventory.units import format_speed
+from fabricgen.inventory.units import format_speed, parse_breakout
 from fabricgen.topology.model import IntentSummary
 from fabricgen.topology.portnames import port_name
 from fabricgen.topology.spec import LinkSpec, NodeSpec, SwitchSpec
@@ -46,7 +46,7 @@ class IntentError(ValueError):
 def _breakout(model: SwitchModel, model_name: str, speed: int) -> int:
     """How many ``speed`` ports one cage of ``model`` yields, if the model supports that mode."""
     for mode in model.breakouts:
-        count, each = (int(x) for x in mode.upper().rstrip("G").split("X"))
+        count, each = parse_breakout(mode)  # also reads modes like 1x1.6T from an inventory's catalog
         if each == speed:
             return count
     modes = ", ".join(model.breakouts)
@@ -54,8 +54,9 @@ def _breakout(model: SwitchModel, model_name: str, speed: int) -> int:
 
 
 def _smallest_divisor(n: int, fits: int, need_per_divisor: int) -> int | None:
-    """Smallest d dividing n with ``need_per_divisor * n / d <= fits``."""
-    for d in range(1, n + 1):
+    """Smallest d dividing n with ``need_per_divisor * n / d <= fits``; at least 2 when n allows it, since all
+    uplinks on one upper switch is a single point of failure (FG-CAP-003 rejects it)."""
+    for d in range(min(2, n), n + 1):
         if n % d == 0 and need_per_divisor * (n // d) <= fits:
             return d
     return None
@@ -87,7 +88,9 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
     b_spine_down = _breakout(spine_m, intent.spine.model, up_speed)
 
     host_cages = math.ceil(npu / b_host)
-    uplinks = math.ceil(npu * host_speed / ratios.leaf / up_speed)
+    # at least two uplinks, so that a leaf can reach two spines (one uplink is a single point of failure);
+    # the 1e-9 keeps float noise (e.g. 12800 / 1.1 / 800) from adding an uplink the target does not need
+    uplinks = max(2, math.ceil(npu * host_speed / ratios.leaf / up_speed - 1e-9))
     leaf_cages = host_cages + math.ceil(uplinks / b_up)
     if leaf_cages > leaf_m.ports:
         raise IntentError(

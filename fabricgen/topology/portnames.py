@@ -46,6 +46,11 @@ class PortPosition:
     breakout: int
 
 
+def _check_split(breakout: int, lanes: int) -> None:
+    if breakout < 1 or lanes < 1 or lanes % breakout:
+        raise ValueError(f"a {lanes}-lane cage cannot be split {breakout} ways")
+
+
 def port_name(platform: str, cage: int, sub: int, breakout: int, lanes: int) -> str:
     """Name of sub-port ``sub`` of ``cage`` split ``breakout`` ways on a platform.
 
@@ -54,6 +59,7 @@ def port_name(platform: str, cage: int, sub: int, breakout: int, lanes: int) -> 
     >>> port_name("nxos", 3, 0, 1, 8), port_name("junos", 3, 1, 4, 8)
     ('Ethernet1/3', 'et-0/0/2:1')
     """
+    _check_split(breakout, lanes)
     step = lanes // breakout
     if platform in ("nvue", "frr"):
         return f"swp{cage}" if breakout == 1 else f"swp{cage}s{sub}"
@@ -81,6 +87,7 @@ def parse_port(platform: str, name: str, breakout: int, lanes: int) -> PortPosit
     if not m:
         raise ValueError(f"{name!r} is not a valid {platform} port name (e.g. {EXAMPLE[platform]})")
     groups = m.groupdict()
+    _check_split(breakout, lanes)
     step = lanes // breakout
     if platform == "sonic":
         lane = int(groups["lane"])

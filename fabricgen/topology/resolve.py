@@ -15,6 +15,7 @@ from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.catalog import PLATFORMS, merged
 from fabricgen.inventory.load import LoadedInventory
 from fabricgen.inventory.schema import Catalog, Inventory, Role
+from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
 from fabricgen.topology.intent import IntentError, expand
 from fabricgen.topology.model import (
@@ -60,6 +61,24 @@ class _SwitchBuild:
     lanes: int
     cages: int
     ports: list[Port] = field(default_factory=list)
+    modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
+
+
+def link_breakout(modes: tuple[str, ...], native: int, lanes: int, speed: int) -> int:
+    """Into how many ports a cage is split to run ``speed``: the model's mode for that speed (the same rule
+    the intent expansion uses), else native ÷ speed when that splits the cage's lanes evenly, else 1 (the
+    check FG-PORT-003 then reports the unsupported speed).
+
+    >>> link_breakout(("1x800G", "2x400G"), 800, 8, 400), link_breakout((), 800, 8, 50), link_breakout((), 800, 8, 300)
+    (2, 1, 1)
+    """
+    for mode in modes:
+        count, each = parse_breakout(mode)
+        if each == speed:
+            return count
+    if native % speed == 0 and lanes % (native // speed) == 0:
+        return native // speed
+    return 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +236,9 @@ class _Resolver:
             else:
                 assert platform is not None
                 first_id[sp.role, sp.id] = sp
-                builds[sp.name] = _SwitchBuild(sp, platform, model.native_speed, model.lanes, model.ports)
+                builds[sp.name] = _SwitchBuild(
+                    sp, platform, model.native_speed, model.lanes, model.ports, modes=tuple(model.breakouts)
+                )
                 continue
             self.unusable.add(sp.name)
         return builds
@@ -252,7 +273,7 @@ class _Resolver:
         build = builds.get(device)
         if build is not None:
             speed = spec.speed or host_speed or build.native
-            breakout = build.native // speed if build.native % speed == 0 else 1
+            breakout = link_breakout(build.modes, build.native, build.lanes, speed)
             try:
                 pos = parse_port(build.platform, port, breakout, build.lanes)
             except ValueError as exc:
@@ -297,6 +318,8 @@ class _Resolver:
             if srv.backend_nic in self.catalog.nics
         }
         for spec in specs:
+            if spec.a_device in self.unusable or spec.b_device in self.unusable:
+                continue  # its device's problem is already reported; guessing the speed here would add false ones
             host_speed = None
             for dev in (spec.a_device, spec.b_device):
                 if dev in nodes:

@@ -1,0 +1,515 @@
+"""Lossless RoCE: the consistency rules of roce.md §2, checked on every link from NIC to NIC.
+
+Each rule is one function with a stable code; findings name both ends of the offending link and the
+values that disagree. The per-port values come from :func:`fabricgen.qos.compute` (computed once per
+fabric and shared by every check).
+
+=========== ==========================================================================================
+FG-QOS-001  trust mode: switch ports and host NICs classify on DSCP
+FG-QOS-002  the same DSCP → priority map on both ends of every link and on every port of a switch
+FG-QOS-003  the same PFC priority set on both ends of every link (host NIC included), covering the
+            lossless lanes
+FG-QOS-004  CNP in a strict (or highest-weight) queue, not PFC-enabled; NICs send CNPs there
+FG-QOS-005  ECN on for the RoCE priority: NIC notification and reaction point, switch egress marking
+FG-QOS-006  ECN marks before PFC pauses (min < XOFF threshold), and sane ECN thresholds
+FG-QOS-007  MTU along every RoCE path; RoCE path MTU 4096 reachable; uniform host MTU
+FG-QOS-008  storage and training do not share a lossless priority unless declared
+FG-QOS-009  the lossless headroom of all priority groups fits the ASIC buffer
+FG-QOS-010  hosts mark RoCE (RDMA-CM ToS, NCCL_IB_TC) into the lossless RoCE lane
+FG-QOS-011  (info) cable lengths assumed from fabric.cable_defaults
+=========== ==========================================================================================
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from fabricgen.checks import Finding, Severity
+from fabricgen.errors import SourcePos
+from fabricgen.qos import compute
+from fabricgen.qos.maps import L2_OVERHEAD, dscp_of_tos, map_differences, roce_path_mtu, tos_byte
+from fabricgen.qos.model import FabricQos, NicQos, PortQos
+from fabricgen.topology.model import End, Fabric, Link
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    name: str
+    trust: str
+    dscp_to_tc: Mapping[int, int]
+    pfc: frozenset[int]
+    mtu: int
+    nic: NicQos | None
+    port: PortQos | None
+
+
+def _end(qos: FabricQos, end: End) -> _End | None:
+    port = qos.port(end.device, end.port)
+    if port is not None:
+        return _End(f"{end.device}:{end.port}", port.trust, port.dscp_to_tc, port.pfc_priorities, port.mtu, None, port)
+    nic = qos.nics.get((end.device, end.port))
+    if nic is not None:
+        return _End(f"{end.device}:{end.port}", nic.trust, nic.dscp_to_prio, nic.pfc_priorities, nic.mtu, nic, None)
+    return None
+
+
+def _links(fabric: Fabric) -> Iterator[tuple[Link, _End, _End]]:
+    qos = compute(fabric)
+    for link in fabric.links:
+        if link.b is None:
+            continue
+        a, b = _end(qos, link.a), _end(qos, link.b)
+        if a is not None and b is not None:
+            yield link, a, b
+
+
+def _prios(values: frozenset[int] | set[int]) -> str:
+    return "{" + ",".join(str(p) for p in sorted(values)) + "}"
+
+
+def trust_mode(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-001: both ends of every link trust DSCP (ConnectX firmware trusts PCP until told)."""
+    for link, a, b in _links(fabric):
+        for end, peer in ((a, b), (b, a)):
+            if end.trust != "dscp":
+                what = "host NIC" if end.nic is not None else "switch port"
+                yield Finding(
+                    "FG-QOS-001",
+                    Severity.ERROR,
+                    end.name,
+                    f"{what} trusts {end.trust.upper()}, its peer {peer.name} trusts {peer.trust.upper()}: "
+                    "RoCE would be classified by the VLAN priority, not by its DSCP",
+                    "trust DSCP on both ends (hosts: mlnx_qos --trust dscp); remove the trust override",
+                    link.src,
+                )
+
+
+def _diff_text(a: Mapping[int, int], b: Mapping[int, int], limit: int = 4) -> str:
+    diffs = map_differences(a, b)
+    shown = ", ".join(f"DSCP {d} → {x} vs {y}" for d, x, y in diffs[:limit])
+    more = f" (+{len(diffs) - limit} more)" if len(diffs) > limit else ""
+    return shown + more
+
+
+def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-002: the DSCP → priority map is identical along every RoCE path: on both ends of every
+    link and on every port of each switch."""
+    for link, a, b in _links(fabric):
+        if a.dscp_to_tc is not b.dscp_to_tc and dict(a.dscp_to_tc) != dict(b.dscp_to_tc):
+            yield Finding(
+                "FG-QOS-002",
+                Severity.ERROR,
+                a.name,
+                f"DSCP→priority map differs from its peer {b.name}: {_diff_text(a.dscp_to_tc, b.dscp_to_tc)}",
+                "use one map fabric-wide (a per-platform or per-role cnp_tc override often causes this)",
+                link.src,
+            )
+    qos = compute(fabric)
+    for name, sw in qos.switches.items():
+        first: dict[int, PortQos] = {}
+        for port in sw.ports.values():
+            first.setdefault(id(port.dscp_to_tc), port)
+        if len(first) > 1:
+            ports = list(first.values())
+            base = ports[0]
+            for other in ports[1:]:
+                if dict(other.dscp_to_tc) == dict(base.dscp_to_tc):
+                    continue
+                yield Finding(
+                    "FG-QOS-002",
+                    Severity.ERROR,
+                    f"{name}:{other.port}",
+                    f"DSCP→priority map differs from {name}:{base.port} on the same switch "
+                    f"(peers {other.peer} and {base.peer}): {_diff_text(other.dscp_to_tc, base.dscp_to_tc)}",
+                    "a RoCE packet is classified on ingress and queued by that class on egress: one map per path",
+                    fabric.switches[name].src,
+                )
+
+
+def pfc_consistent(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-003: the PFC-enabled priorities are the same on both ends of every link (NIC included)
+    and include every lossless lane's priority."""
+    for link, a, b in _links(fabric):
+        if a.pfc != b.pfc:
+            yield Finding(
+                "FG-QOS-003",
+                Severity.ERROR,
+                a.name,
+                f"PFC on priorities {_prios(a.pfc)}, its peer {b.name} on {_prios(b.pfc)}: "
+                "PAUSE frames from one end are ignored by the other",
+                "enable PFC on exactly the lossless priorities on both ends (NIC: mlnx_qos --pfc)",
+                link.src,
+            )
+    qos = compute(fabric)
+    for name, sw in qos.switches.items():
+        seen: set[tuple[int, int]] = set()
+        for port in sw.ports.values():
+            key = (id(port.lanes), id(port.pfc_priorities))
+            if key in seen:
+                continue
+            seen.add(key)
+            missing = sorted(lane.tc for lane in port.lanes if lane.lossless and lane.tc not in port.pfc_priorities)
+            if missing:
+                yield Finding(
+                    "FG-QOS-003",
+                    Severity.ERROR,
+                    f"{name}:{port.port}",
+                    f"lossless priorities {_prios(set(missing))} have no PFC (PFC on {_prios(port.pfc_priorities)}; "
+                    f"peer {port.peer})",
+                    "a lossless lane without PFC drops under congestion",
+                    fabric.switches[name].src,
+                )
+
+
+def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-004: CNP lands in a strict-priority (or highest-weight) queue that is not PFC-enabled,
+    and NICs send their CNPs with that DSCP and priority."""
+    qos = compute(fabric)
+    for name, sw in qos.switches.items():
+        seen: set[tuple[int, int, int]] = set()
+        for port in sw.ports.values():
+            key = (id(port.lanes), id(port.pfc_priorities), id(port.dscp_to_tc))
+            if key in seen:
+                continue
+            seen.add(key)
+            cnp = next((lane for lane in port.lanes if lane.purpose == "cnp"), None)
+            where = f"{name}:{port.port}"
+            if cnp is None:
+                tc = port.dscp_to_tc.get(48, 0)
+                lane = port.lane(tc)
+                yield Finding(
+                    "FG-QOS-004",
+                    Severity.ERROR,
+                    where,
+                    f"no CNP lane: CNP DSCP 48 lands in priority {tc} ({lane.name if lane else 'no lane'}), "
+                    f"behind data (peer {port.peer})",
+                    "add a lane with purpose cnp, DSCP 48, scheduling strict",
+                    fabric.switches[name].src,
+                )
+                continue
+            weights = [lane.ets_weight or 0 for lane in port.lanes if lane.scheduling == "ets"]
+            top = cnp.scheduling == "strict" or (cnp.ets_weight or 0) >= max(weights, default=0)
+            if not top:
+                yield Finding(
+                    "FG-QOS-004",
+                    Severity.ERROR,
+                    where,
+                    f"CNP lane {cnp.name} (priority {cnp.tc}) is ETS {cnp.ets_weight}%, below the top weight "
+                    f"{max(weights)}%: CNPs queue behind data (peer {port.peer})",
+                    "schedule the CNP lane strict",
+                    fabric.switches[name].src,
+                )
+            if cnp.tc in port.pfc_priorities:
+                yield Finding(
+                    "FG-QOS-004",
+                    Severity.ERROR,
+                    where,
+                    f"CNP priority {cnp.tc} is PFC-enabled (PFC on {_prios(port.pfc_priorities)}; peer {port.peer}): "
+                    "a paused CNP cannot slow the sender",
+                    "keep the CNP priority out of PFC",
+                    fabric.switches[name].src,
+                )
+    for node_name, node in fabric.nodes.items():
+        for nic_model in node.nics:
+            nic = qos.nics.get((node_name, nic_model.ifname))
+            if nic is None or not nic.peer:
+                continue
+            leaf = qos.port(*nic.peer.split(":", 1))
+            if leaf is None:
+                continue
+            expect = leaf.dscp_to_tc.get(nic.cnp_dscp)
+            cnp = next((lane for lane in leaf.lanes if lane.purpose == "cnp"), None)
+            if cnp is not None and (nic.cnp_dscp not in cnp.dscp or nic.cnp_priority != cnp.tc):
+                yield Finding(
+                    "FG-QOS-004",
+                    Severity.ERROR,
+                    f"{node_name}:{nic.ifname}",
+                    f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {nic.peer} "
+                    f"puts CNP (DSCP {','.join(map(str, cnp.dscp))}) on priority {cnp.tc} "
+                    f"(DSCP {nic.cnp_dscp} → {expect})",
+                    "set cnp_dscp/cnp_802p_prio on the NIC to the fabric's CNP lane",
+                    node.src,
+                )
+            if nic.cnp_priority in nic.pfc_priorities:
+                yield Finding(
+                    "FG-QOS-004",
+                    Severity.ERROR,
+                    f"{node_name}:{nic.ifname}",
+                    f"NIC CNP priority {nic.cnp_priority} is PFC-enabled (PFC on {_prios(nic.pfc_priorities)}; "
+                    f"peer {nic.peer})",
+                    "keep the CNP priority out of the NIC's PFC bitmap",
+                    node.src,
+                )
+
+
+def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-005: ECN is on for the RoCE priority: marking on every switch's RoCE egress queue, and
+    notification and reaction point on every host NIC."""
+    qos = compute(fabric)
+    for name, sw in qos.switches.items():
+        seen: set[tuple[int, int]] = set()
+        for port in sw.ports.values():
+            key = (id(port.lanes), id(port.ecn))
+            if key in seen:
+                continue
+            seen.add(key)
+            for lane in port.lanes:
+                if lane.purpose == "training" and lane.tc not in port.ecn:
+                    why = (
+                        "the lane has ecn: false" if not lane.ecn else "the WRED profile lacks ecn (ecn_marking: false)"
+                    )
+                    yield Finding(
+                        "FG-QOS-005",
+                        Severity.ERROR,
+                        f"{name}:{port.port}",
+                        f"RoCE egress queue {lane.tc} does not mark ECN ({why}); peer {port.peer}: "
+                        "congestion drops or pauses instead of slowing senders",
+                        "mark ECN on the RoCE queue (SONiC WRED_PROFILE ecn: ecn_all)",
+                        fabric.switches[name].src,
+                    )
+    for (node_name, ifname), nic in qos.nics.items():
+        leaf = qos.port(*nic.peer.split(":", 1)) if nic.peer else None
+        if leaf is None:
+            continue
+        training = next(lane for lane in leaf.lanes if lane.purpose == "training")
+        missing = [
+            what for what, tcs in (("notification", nic.ecn_np), ("reaction", nic.ecn_rp)) if training.tc not in tcs
+        ]
+        if missing:
+            yield Finding(
+                "FG-QOS-005",
+                Severity.ERROR,
+                f"{node_name}:{ifname}",
+                f"ECN {' and '.join(missing)} point off for RoCE priority {training.tc} "
+                f"(NIC ECN on {_prios(nic.ecn_np)}), while its peer {nic.peer} marks queue {training.tc}",
+                f"echo 1 > /sys/class/net/{ifname}/ecn/roce_np/enable/{training.tc} (and roce_rp)",
+                fabric.nodes[node_name].src,
+            )
+
+
+def ecn_before_pfc(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-006: ECN marks before PFC pauses — the ECN minimum of every lossless egress queue is below
+    the XOFF threshold of every lossless ingress PG of the switch (error with static thresholds, warning
+    with dynamic ones, whose threshold is an estimate); max ≥ min, probability 1–100 %, max ≤ the pool."""
+    qos = compute(fabric)
+    for name, sw in qos.switches.items():
+        src = fabric.switches[name].src
+        profiles: dict[int, tuple[PortQos, int]] = {}
+        thresholds: dict[int, tuple[PortQos, int]] = {}
+        for port in sw.ports.values():
+            for tc, prof in port.ecn.items():
+                lane = port.lane(tc)
+                if lane is not None and lane.lossless:
+                    profiles.setdefault(id(prof), (port, tc))
+            for pg, head in port.headroom.items():
+                thresholds.setdefault(id(head), (port, pg))
+        for port, tc in profiles.values():
+            prof = port.ecn[tc]
+            where = f"{name}:{port.port}"
+            problems = []
+            if prof.max_bytes < prof.min_bytes:
+                problems.append(f"max {prof.max_bytes} B < min {prof.min_bytes} B")
+            if not 1 <= prof.probability_pct <= 100:
+                problems.append(f"mark probability {prof.probability_pct}% is outside 1–100")
+            if 0 < sw.buffer.shared_bytes < prof.max_bytes:
+                problems.append(f"max {prof.max_bytes} B exceeds the lossless pool ({sw.buffer.shared_bytes} B)")
+            if problems:
+                yield Finding(
+                    "FG-QOS-006",
+                    Severity.ERROR,
+                    where,
+                    f"ECN profile of queue {tc} ({prof.source}): {'; '.join(problems)} (peer {port.peer})",
+                    "fix qos.ecn / ecn_by_speed",
+                    src,
+                )
+            for ing, pg in thresholds.values():
+                head = ing.headroom[pg]
+                if prof.min_bytes < head.xoff_threshold_bytes:
+                    continue
+                if head.threshold == "dynamic" and sw.buffer.shared_bytes <= 0:
+                    break  # no shared buffer left: FG-QOS-009 reports the switch
+                static = head.threshold == "static"
+                yield Finding(
+                    "FG-QOS-006",
+                    Severity.ERROR if static else Severity.WARNING,
+                    where,
+                    f"ECN min {prof.min_bytes} B on queue {tc} ({prof.source}; peer {port.peer}) is not below the "
+                    f"{'static' if static else 'estimated dynamic'} PFC XOFF threshold {head.xoff_threshold_bytes} B "
+                    f"of PG {pg} on {name}:{ing.port} (peer {ing.peer}): PFC pauses before ECN marks",
+                    "lower the ECN minimum or raise the XOFF threshold",
+                    src,
+                )
+                break
+
+
+def mtu_path(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-007: every switch port on a RoCE path carries host MTU + L2 overhead, host MTUs are
+    uniform, and the RoCE path MTU is 4096."""
+    qos = compute(fabric)
+    mtus = Counter(nic.mtu for nic in qos.nics.values())
+    if len(mtus) > 1:
+        common = mtus.most_common(1)[0][0]
+        for (node_name, ifname), nic in qos.nics.items():
+            if nic.mtu != common:
+                yield Finding(
+                    "FG-QOS-007",
+                    Severity.ERROR,
+                    f"{node_name}:{ifname}",
+                    f"host MTU {nic.mtu} differs from the fabric's other NICs ({common}); peer {nic.peer or 'none'}",
+                    "use one host MTU everywhere (fabric.host_mtu)",
+                    fabric.nodes[node_name].src,
+                )
+    host_mtu = max(mtus) if mtus else fabric.settings.host_mtu
+    need = host_mtu + L2_OVERHEAD
+    for link, a, b in _links(fabric):
+        for end, peer in ((a, b), (b, a)):
+            if end.port is not None and end.mtu < need:
+                yield Finding(
+                    "FG-QOS-007",
+                    Severity.ERROR,
+                    end.name,
+                    f"port MTU {end.mtu} is below host MTU {host_mtu} + {L2_OVERHEAD} = {need} "
+                    f"(peer {peer.name}, MTU {peer.mtu}): full-size RoCE frames are dropped",
+                    "raise fabric.switch_mtu (9214/9216)",
+                    link.src,
+                )
+    seen: set[int] = set()
+    for (node_name, ifname), nic in qos.nics.items():
+        path = roce_path_mtu(nic.mtu)
+        if path < 4096 and nic.mtu not in seen:
+            seen.add(nic.mtu)
+            yield Finding(
+                "FG-QOS-007",
+                Severity.ERROR,
+                f"{node_name}:{ifname}",
+                f"host MTU {nic.mtu} gives RoCE path MTU {path}, not 4096 (needs ≥ 4192); peer {nic.peer or 'none'}",
+                "use host MTU 9000",
+                fabric.nodes[node_name].src,
+            )
+
+
+def storage_separate(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-008: storage and training do not share a lossless priority unless ``qos.shared_lossless``."""
+    qos = compute(fabric)
+    if qos.policy.shared_lossless:
+        return
+    for name, sw in qos.switches.items():
+        for port in sw.ports.values():  # lanes differ between ports only by the CNP class: one port is enough
+            training = [lane for lane in port.lanes if lane.purpose == "training"]
+            for st in (lane for lane in port.lanes if lane.purpose == "storage"):
+                for tr in training:
+                    if st.tc == tr.tc:
+                        yield Finding(
+                            "FG-QOS-008",
+                            Severity.ERROR,
+                            f"{name}:{port.port}",
+                            f"storage lane {st.name} (DSCP {','.join(map(str, st.dscp))}) shares lossless priority "
+                            f"{tr.tc} with training lane {tr.name} (DSCP {','.join(map(str, tr.dscp))}); "
+                            f"peer {port.peer}",
+                            "give storage its own priority (e.g. 4), or set qos.shared_lossless: true on purpose",
+                            fabric.switches[name].src,
+                        )
+            break
+
+
+def buffer_fits(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-009: Σ headroom of every lossless priority group of a switch fits its ASIC buffer."""
+    qos = compute(fabric)
+    for name, sw in qos.switches.items():
+        b = sw.buffer
+        if not b.fits:
+            yield Finding(
+                "FG-QOS-009",
+                Severity.ERROR,
+                name,
+                f"lossless headroom {b.lossless_headroom_bytes} B over {b.lossless_pgs} priority groups exceeds "
+                f"the ASIC buffer {b.pool_bytes} B ({b.source})",
+                "fewer lossless priorities, shorter cables, or a larger-buffer model",
+                fabric.switches[name].src,
+            )
+
+
+def host_marking(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-010: hosts mark RoCE (RDMA-CM ToS and NCCL_IB_TC) with the DSCP of the lossless RoCE lane."""
+    qos = compute(fabric)
+    for (node_name, ifname), nic in qos.nics.items():
+        leaf = qos.port(*nic.peer.split(":", 1)) if nic.peer else None
+        if leaf is None:
+            continue
+        training = next(lane for lane in leaf.lanes if lane.purpose == "training")
+        want = tos_byte(training.dscp[0], training.ecn) if training.dscp else 0
+        dscp = dscp_of_tos(nic.roce_tos)
+        tc = leaf.dscp_to_tc.get(dscp, 0)
+        if dscp not in training.dscp:
+            lane = leaf.lane(tc)
+            kind = "lossless" if lane is not None and lane.lossless else "lossy"
+            yield Finding(
+                "FG-QOS-010",
+                Severity.ERROR,
+                f"{node_name}:{ifname}",
+                f"RoCE ToS {nic.roce_tos} (DSCP {dscp}) lands in {kind} priority {tc} "
+                f"({lane.name if lane else 'no lane'}) on its peer {nic.peer}; the RoCE lane wants ToS {want} "
+                f"(DSCP {training.dscp[0] if training.dscp else '-'})",
+                f"remove the tos override of {node_name} or set it to {want}",
+                fabric.nodes[node_name].src,
+            )
+    for node_name, env in qos.nccl.items():
+        node = fabric.nodes[node_name]
+        nics = [qos.nics[node_name, n.ifname] for n in node.nics if (node_name, n.ifname) in qos.nics]
+        cabled = [n for n in nics if n.peer]
+        if not cabled:
+            continue
+        raw = env.variables.get("NCCL_IB_TC", "")
+        expect = cabled[0].roce_tos
+        if not raw.isdigit() or int(raw) != expect:
+            yield Finding(
+                "FG-QOS-010",
+                Severity.ERROR,
+                node_name,
+                f"NCCL_IB_TC={raw or 'unset'} but its NICs mark RoCE with ToS {expect} "
+                f"(DSCP {dscp_of_tos(expect)}); first NIC peer {cabled[0].peer}"
+                + (": unset, NCCL sends on priority 0" if not raw else ""),
+                f"NCCL_IB_TC={expect}",
+                node.src,
+            )
+
+
+def cable_defaults(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-011 (info): links whose headroom assumes the default cable length of their role."""
+    counts: dict[str, int] = defaultdict(int)
+    first: dict[str, Link] = {}
+    for link in fabric.links:
+        if link.length_defaulted and link.b is not None:
+            counts[link.kind.value] += 1
+            first.setdefault(link.kind.value, link)
+    field = {"host": "host", "leaf-spine": "leaf_spine", "spine-core": "spine_core"}
+    for kind, n in sorted(counts.items()):
+        link = first[kind]
+        assert link.b is not None
+        src: SourcePos | None = link.src
+        yield Finding(
+            "FG-QOS-011",
+            Severity.INFO,
+            f"{link.a.device}:{link.a.port}",
+            f"{n} {kind} link(s) have no length_m (first: to {link.b.device}:{link.b.port}); PFC headroom assumes "
+            f"{link.length_m:g} m from fabric.cable_defaults.{field[kind]}",
+            "give each link its measured length_m",
+            src,
+        )
+
+
+CHECKS = (
+    trust_mode,
+    dscp_map_consistent,
+    pfc_consistent,
+    cnp_strict,
+    ecn_enabled,
+    ecn_before_pfc,
+    mtu_path,
+    storage_separate,
+    buffer_fits,
+    host_marking,
+    cable_defaults,
+)

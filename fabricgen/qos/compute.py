@@ -1,0 +1,267 @@
+"""``compute(fabric) → FabricQos``: the policy applied to every switch port, host NIC and node.
+
+Linear in the number of ports; everything that depends only on (platform, ASIC, role, speed) or on
+(model, speed, cable length) is computed once and shared between ports.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from fabricgen.inventory.schema import SwitchModel
+from fabricgen.qos import headroom as hr
+from fabricgen.qos.maps import tos_byte
+from fabricgen.qos.model import BufferPlan, FabricQos, Headroom, NcclEnv, NicQos, PortQos, SwitchQos
+from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_policy
+from fabricgen.topology.model import Fabric, HostNic, LinkKind, Node, PortKind
+
+_CABLE_DEFAULT = {
+    LinkKind.HOST: "fabric.cable_defaults.host",
+    LinkKind.LEAF_SPINE: "fabric.cable_defaults.leaf_spine",
+    LinkKind.SPINE_CORE: "fabric.cable_defaults.spine_core",
+}
+
+_cache: dict[int, tuple[weakref.ref[Fabric], FabricQos]] = {}
+
+
+def compute(fabric: Fabric) -> FabricQos:
+    """The QoS of every switch port, host NIC and node of ``fabric`` (memoised per Fabric object)."""
+    hit = _cache.get(id(fabric))
+    if hit is not None and hit[0]() is fabric:
+        return hit[1]
+    result = _Computer(fabric).run()
+    key = id(fabric)
+    _cache[key] = (weakref.ref(fabric, lambda _ref: _cache.pop(key, None)), result)
+    return result
+
+
+def _setting_source(fabric: Fabric, name: str) -> str:
+    return f"override:fabric.{name}" if name in fabric.settings.model_fields_set else "default"
+
+
+class _Computer:
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        self.policy: ResolvedPolicy = resolve_policy(fabric.qos_policy)
+        self.mtu = fabric.settings.switch_mtu
+        self.mtu_source = _setting_source(fabric, "switch_mtu")
+        self.host_mtu = fabric.settings.host_mtu
+        self.host_mtu_source = _setting_source(fabric, "host_mtu")
+        self._bytes: dict[tuple[str, int, float, int], hr.HeadroomBytes] = {}
+        self._headroom: dict[tuple[object, ...], Mapping[int, Headroom]] = {}
+        self._sources: dict[tuple[int, str, str], Mapping[str, str]] = {}
+        self._nic_cache: dict[tuple[object, ...], NicQos] = {}
+
+    def run(self) -> FabricQos:
+        switches = {name: self._switch(name) for name in self.fabric.switches}
+        nics: dict[tuple[str, str], NicQos] = {}
+        nccl: dict[str, NcclEnv] = {}
+        for node in self.fabric.nodes.values():
+            node_nics = [self._nic(node, nic, switches) for nic in node.nics]
+            for n in node_nics:
+                nics[n.node, n.ifname] = n
+            nccl[node.name] = self._nccl(node, node_nics)
+        return FabricQos(switches=switches, nics=nics, nccl=nccl, policy=self.policy)
+
+    # ------------------------------------------------------------------ switches
+
+    def _headroom_bytes(
+        self, model_name: str, model: SwitchModel, speed: int, cable: float, lanes: int
+    ) -> hr.HeadroomBytes:
+        key = (model_name, speed, cable, lanes)
+        got = self._bytes.get(key)
+        if got is None:
+            b = model.buffer
+            facts = hr.BufferFacts(b.pipeline_latency_bytes, b.mac_phy_delay_bytes, b.cell_occupancy)
+            got = hr.headroom(speed, cable, self.mtu, self.mtu, facts, lanes)
+            self._bytes[key] = got
+        return got
+
+    def _switch(self, name: str) -> SwitchQos:
+        sw = self.fabric.switches[name]
+        model = self.fabric.catalog.switches[sw.model]
+        links = self.fabric.links
+        rows: list[tuple[str, int, PortSettings, hr.HeadroomBytes, float, str, Role, str]] = []
+        total = 0
+        pgs = 0
+        for p in sw.ports:
+            role: Role = "host" if p.kind is PortKind.HOST else "fabric"
+            st = self.policy.settings(sw.platform, model.asic, role, p.speed)
+            link = links[p.link]
+            cable = link.length_m
+            cable_src = f"default:{_CABLE_DEFAULT[link.kind]}" if link.length_defaulted else "inventory:links"
+            lanes = model.lanes // max(p.breakout, 1)
+            hb = self._headroom_bytes(sw.model, model, p.speed, cable, lanes)
+            n = len(st.pfc_priorities)
+            total += hb.size * n
+            pgs += n
+            rows.append((p.name, p.speed, st, hb, cable, cable_src, role, f"{p.peer_device}:{p.peer_port}"))
+        pool = model.buffer.total_bytes
+        shared = pool - total
+        buffer = BufferPlan(pool, total, shared, pgs, f"catalog:{sw.model}")
+        ports: dict[str, PortQos] = {}
+        for port_name, speed, st, hb, cable, cable_src, role, peer in rows:
+            th = st.threshold
+            xoff_th = (
+                th.static_bytes
+                if th.mode == "static" and th.static_bytes
+                else hr.dynamic_xoff_threshold(shared, th.dynamic_th)
+            )
+            hkey = (sw.model, hb, cable, cable_src, th, xoff_th, st.pfc_priorities)
+            head = self._headroom.get(hkey)
+            if head is None:
+                one = Headroom(
+                    hb.xoff, hb.xon, hb.size, cable, f"catalog:{sw.model}", cable_src, th.mode, th.dynamic_th, xoff_th
+                )
+                head = MappingProxyType(dict.fromkeys(sorted(st.pfc_priorities), one))
+                self._headroom[hkey] = head
+            skey = (id(st), cable_src, role)
+            sources = self._sources.get(skey)
+            if sources is None:
+                sources = MappingProxyType(
+                    {
+                        **st.sources,
+                        "mtu": self.mtu_source,
+                        "headroom": "computed",
+                        "buffer_facts": f"catalog:{sw.model}",
+                        "cable_m": cable_src,
+                        "role": role,
+                    }
+                )
+                self._sources[skey] = sources
+            ports[port_name] = PortQos(
+                device=name,
+                port=port_name,
+                speed=speed,
+                mtu=self.mtu,
+                trust=st.trust,
+                dscp_to_tc=st.dscp_to_tc,
+                lanes=st.lanes,
+                pfc_priorities=st.pfc_priorities,
+                ecn=st.ecn,
+                headroom=head,
+                watchdog=st.watchdog,
+                sources=sources,
+                role=role,
+                peer=peer,
+            )
+        any_st = self.policy.settings(sw.platform, model.asic, "fabric", model.native_speed)
+        return SwitchQos(
+            device=name,
+            platform=sw.platform,
+            ports=ports,
+            buffer=buffer,
+            cnp_tc=any_st.cnp_tc,
+            roce_tc=any_st.training().tc,
+            sources=MappingProxyType({"cnp_tc": any_st.sources["cnp_tc"], "buffer": f"catalog:{sw.model}"}),
+        )
+
+    # ------------------------------------------------------------------ hosts
+
+    def _nic(self, node: Node, nic: HostNic, switches: Mapping[str, SwitchQos]) -> NicQos:
+        port = None
+        if nic.peer_device is not None and nic.peer_port is not None:
+            sq = switches.get(nic.peer_device)
+            port = sq.ports.get(nic.peer_port) if sq is not None else None
+        if port is not None:
+            sw = self.fabric.switches[port.device]
+            asic = self.fabric.catalog.switches[sw.model].asic
+            st = self.policy.settings(sw.platform, asic, "host", port.speed)
+        else:
+            st = self.policy.settings("", "", "host", nic.speed)
+        training = st.training()
+        cnp = st.cnp()
+        over = node.nic_qos
+        where = f"override:nodes[{node.name}].nic_qos"
+        key = (id(st), id(over))
+        base = self._nic_cache.get(key)
+        if base is None:
+            sources = {
+                "trust": st.sources["trust"],
+                "pfc_priorities": st.sources["pfc_priorities"],
+                "ecn": st.sources["lanes"],
+                "roce_tos": st.sources["lanes"],
+                "cnp": st.sources["cnp_tc"],
+                "dscp_to_prio": st.sources["dscp_to_tc"],
+                "mtu": self.host_mtu_source,
+            }
+            ecn_tcs = frozenset(lane.tc for lane in st.lanes if lane.ecn)
+            trust = st.trust
+            pfc = st.pfc_priorities
+            tos = tos_byte(training.dscp[0], training.ecn) if training.dscp else 0
+            mtu = self.host_mtu
+            if over is not None:
+                if over.trust is not None:
+                    trust, sources["trust"] = over.trust, where
+                if over.pfc is not None:
+                    pfc, sources["pfc_priorities"] = frozenset(over.pfc), where
+                if over.ecn is not None:
+                    ecn_tcs = frozenset({training.tc}) if over.ecn else frozenset()
+                    sources["ecn"] = where
+                if over.tos is not None:
+                    tos, sources["roce_tos"] = over.tos, where
+                if over.mtu is not None:
+                    mtu, sources["mtu"] = over.mtu, where
+            base = NicQos(
+                node="",
+                ifname="",
+                rdma_dev="",
+                trust=trust,
+                pfc_priorities=pfc,
+                ecn_np=ecn_tcs,
+                ecn_rp=ecn_tcs,
+                roce_tos=tos,
+                cnp_dscp=cnp.dscp[0] if cnp is not None and cnp.dscp else 48,
+                cnp_priority=st.cnp_tc,
+                mtu=mtu,
+                dscp_to_prio=st.dscp_to_tc,
+                sources=MappingProxyType(sources),
+            )
+            self._nic_cache[key] = base
+        driver = self.fabric.catalog.nics[nic.model].rdma_driver if nic.model in self.fabric.catalog.nics else "mlx5"
+        return NicQos(
+            node=node.name,
+            ifname=nic.ifname,
+            rdma_dev=nic.rdma_dev,
+            trust=base.trust,
+            pfc_priorities=base.pfc_priorities,
+            ecn_np=base.ecn_np,
+            ecn_rp=base.ecn_rp,
+            roce_tos=base.roce_tos,
+            cnp_dscp=base.cnp_dscp,
+            cnp_priority=base.cnp_priority,
+            mtu=base.mtu,
+            driver=driver,
+            dscp_to_prio=base.dscp_to_prio,
+            gpu=nic.gpu,
+            rail=nic.rail,
+            peer=f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else "",
+            sources=base.sources,
+        )
+
+    def _nccl(self, node: Node, nics: list[NicQos]) -> NcclEnv:
+        ordered = sorted(nics, key=lambda n: (n.gpu, n.rail))
+        names = [n.rdma_dev for n in ordered]
+        exact = any(a != b and b.startswith(a) for a in names for b in names)
+        hca = ("=" if exact else "") + ",".join(names)
+        tos = nics[0].roce_tos if nics else 0
+        tos_src = nics[0].sources["roce_tos"] if nics else "default"
+        over = node.nic_qos
+        if over is not None and over.nccl_tc is not None:
+            tos, tos_src = over.nccl_tc, f"override:nodes[{node.name}].nic_qos"
+        spec = self.policy.nccl
+        variables = {
+            "NCCL_IB_HCA": hca,
+            "NCCL_IB_TC": str(tos),
+            "NCCL_IB_GID_INDEX": str(spec.gid_index),
+            "NCCL_SOCKET_IFNAME": spec.socket_ifname,
+        }
+        sources = {
+            "NCCL_IB_HCA": f"catalog:{node.model}",
+            "NCCL_IB_TC": tos_src,
+            "NCCL_IB_GID_INDEX": self.policy.nccl_source,
+            "NCCL_SOCKET_IFNAME": self.policy.nccl_source,
+        }
+        return NcclEnv(node.name, MappingProxyType(variables), MappingProxyType(sources))
