@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import struct
+from functools import cache
 
 from fabricgen.inventory.schema import AsnScheme, Role
 
@@ -35,6 +36,11 @@ class PoolExhausted(ValueError):
     pass
 
 
+@cache
+def _size(pool: ipaddress.IPv4Network) -> int:
+    return pool.num_addresses
+
+
 def loopback(pool: ipaddress.IPv4Network, ident: int) -> str:
     """Loopback of the device with ``ident`` in a role pool: the pool's ``ident``-th address.
 
@@ -53,7 +59,7 @@ def p2p_subnet(pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> t
     '10.128.4.16/31'
     """
     offset = 2 * (lower_id * PORT_STRIDE + lane_index)
-    if offset + 2 > pool.num_addresses:
+    if offset + 2 > _size(pool):
         raise PoolExhausted(
             f"device id {lower_id} needs addresses up to offset {offset + 1} but pool {pool} "
             f"has {pool.num_addresses}; widen the pool"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "nvue": re.compile(r"^swp(?P<cage>[1-9]\d*)(?:s(?P<sub>\d+))?$"),
@@ -74,6 +75,7 @@ def port_name(platform: str, cage: int, sub: int, breakout: int, lanes: int) -> 
     raise ValueError(f"unknown platform {platform!r}")
 
 
+@lru_cache(maxsize=65536)
 def parse_port(platform: str, name: str, breakout: int, lanes: int) -> PortPosition:
     """Inverse of :func:`port_name`; raises ``ValueError`` with a one-line reason.
 

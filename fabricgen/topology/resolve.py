@@ -9,6 +9,7 @@ mismatch, an over-full switch, a missing uplink) are left for :mod:`fabricgen.ch
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from ipaddress import IPv4Network
 
 from fabricgen.errors import InputError, Problem, SourcePos
@@ -38,6 +39,7 @@ _RANK = {Role.LEAF: 1, Role.SPINE: 2, Role.CORE: 3}
 _KIND_BY_RANKS = {(0, 1): LinkKind.HOST, (1, 2): LinkKind.LEAF_SPINE, (2, 3): LinkKind.SPINE_CORE}
 
 
+@cache
 def cable_class(length_m: float) -> str:
     """The cable or optic a run of this length needs at 400G/800G.
 
@@ -53,6 +55,11 @@ def cable_class(length_m: float) -> str:
     return "SMF-FR"
 
 
+def _link_field(spec: LinkSpec, which: str) -> str:
+    """Field path of a link end in problem messages: ``links[gpu01:enp24s0np0].b``."""
+    return f"links[{spec.a_device}:{spec.a_port}].{which}"
+
+
 @dataclass
 class _SwitchBuild:
     spec: SwitchSpec
@@ -64,6 +71,7 @@ class _SwitchBuild:
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
 
 
+@cache
 def link_breakout(modes: tuple[str, ...], native: int, lanes: int, speed: int) -> int:
     """Into how many ports a cage is split to run ``speed``: the model's mode for that speed (the same rule
     the intent expansion uses), else native ÷ speed when that splits the cage's lanes evenly, else 1 (the
@@ -269,7 +277,6 @@ class _Resolver:
         nodes: dict[str, NodeSpec],
         host_speed: int | None,
     ) -> _EndInfo | None:
-        field_ = f"links[{spec.a_device}:{spec.a_port}].{which}"
         build = builds.get(device)
         if build is not None:
             speed = spec.speed or host_speed or build.native
@@ -277,7 +284,7 @@ class _Resolver:
             try:
                 pos = parse_port(build.platform, port, breakout, build.lanes)
             except ValueError as exc:
-                self.problem(spec.src, field_, f"{device}: {exc}")
+                self.problem(spec.src, _link_field(spec, which), f"{device}: {exc}")
                 return None
             lane = (pos.cage - 1) * build.lanes + pos.sub * (build.lanes // breakout)
             return _EndInfo(device, port, _RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
@@ -286,12 +293,16 @@ class _Resolver:
             server = self.catalog.servers[node.model]
             if all(n.ifname != port for n in server.backend):
                 names = ", ".join(n.ifname for n in server.backend)
-                self.problem(spec.src, field_, f"{device} ({node.model}) has no backend NIC {port!r}; it has {names}")
+                self.problem(
+                    spec.src,
+                    _link_field(spec, which),
+                    f"{device} ({node.model}) has no backend NIC {port!r}; it has {names}",
+                )
                 return None
             speed = self.catalog.nics[server.backend_nic].speed
             return _EndInfo(device, port, 0, speed, 0, 0, 1, 0)
         if device not in self.unusable:
-            self.problem(spec.src, field_, f"unknown device {device!r}")
+            self.problem(spec.src, _link_field(spec, which), f"unknown device {device!r}")
         return None
 
     def _links(
@@ -364,7 +375,6 @@ class _Resolver:
         pool_of: dict[LinkKind, tuple[str, IPv4Network]],
         index: int,
     ) -> Link | None:
-        where = f"links[{spec.a_device}:{spec.a_port}]"
         if b is None:
             kind = LinkKind.HOST if a.rank <= 1 else LinkKind.LEAF_SPINE if a.rank == 2 else LinkKind.SPINE_CORE
             length = spec.length_m or lengths[kind]
@@ -386,7 +396,7 @@ class _Resolver:
             names = {0: "server", 1: "leaf", 2: "spine", 3: "core"}
             self.problem(
                 spec.src,
-                where,
+                f"links[{spec.a_device}:{spec.a_port}]",
                 f"links a {names[lo.rank]} ({lo.device}) to a {names[hi.rank]} "
                 f"({hi.device}); fabricgen cables NIC–leaf, leaf–spine and spine–core",
             )

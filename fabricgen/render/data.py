@@ -1,0 +1,550 @@
+"""Per-device structured data: everything a template prints, computed in Python from the Fabric and its QoS.
+
+This is the *design* half of the render stage (the templates are the other half): pure functions of a
+:class:`~fabricgen.topology.model.Fabric` and a :class:`~fabricgen.qos.model.FabricQos`, testable
+without any template. Templates only choose words and layout; every number, name, address, unit
+conversion and cross reference is a field here.
+
+Building one device reads only that device's ports and their peers, so rendering a fabric is linear in
+its size. QoS blocks that many ports share (ECN profiles, headroom profiles, the port profile with its
+lanes) are built once per distinct value and shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from fabricgen.inventory.schema import Role
+from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
+from fabricgen.render.platforms import platform as get_platform
+from fabricgen.topology.model import Fabric, Port, PortKind, Switch
+from fabricgen.topology.portnames import port_name
+
+GROUP_OF_ROLE = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
+"""BGP peer-group name by the role of the peers it holds."""
+
+MAX_PATHS = 64
+"""eBGP ECMP width rendered on every platform (64-way ECMP fits every catalog ASIC)."""
+
+ECMP_HASH_FIELDS = ("src-ip", "dst-ip", "ip-protocol", "src-port", "dst-port")
+"""ECMP hash inputs: the 5-tuple, so RoCEv2 flows (UDP dst 4791) spread on their UDP source port."""
+
+
+# --------------------------------------------------------------------------- data classes
+
+
+@dataclass(frozen=True, slots=True)
+class BgpNeighbor:
+    ip: str
+    asn: int
+    group: str
+    peer_device: str
+    peer_port: str
+    local_port: str
+    local_ip: str
+    description: str  # "spine1:Ethernet0"
+
+
+@dataclass(frozen=True, slots=True)
+class BgpGroup:
+    name: str
+    description: str
+    neighbors: tuple[BgpNeighbor, ...]
+    asns: tuple[int, ...]  # distinct peer ASNs in the group, sorted
+
+
+@dataclass(frozen=True, slots=True)
+class Bgp:
+    asn: int
+    router_id: str
+    groups: tuple[BgpGroup, ...]
+    neighbors: tuple[BgpNeighbor, ...]  # every neighbor, in port order
+    networks: tuple[str, ...]  # prefixes this device originates: its loopback /32 and host-facing /31s
+    max_paths: int
+    multipath_relax: bool  # peers of this device span more than one ASN
+
+
+@dataclass(frozen=True, slots=True)
+class EcnData:
+    """A WRED/ECN marking profile, with the unit conversions the platforms need."""
+
+    name: str  # "ECN_150000_1500000_100"
+    min_bytes: int
+    max_bytes: int
+    probability: int  # percent
+    source: str
+    min_fill_pct: int  # thresholds as a share of the switch's shared buffer, rounded up (Junos drop profiles)
+    max_fill_pct: int
+
+
+@dataclass(frozen=True, slots=True)
+class HeadroomData:
+    name: str  # SONiC style: "pg_lossless_400000_5m_profile"
+    speed_mbps: int
+    cable: str  # "5m"
+    cable_m: int
+    xoff: int
+    xon: int
+    size: int
+    threshold: Literal["dynamic", "static"]
+    dynamic_th: int
+    static_th: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class LaneData:
+    name: str
+    tc: int
+    queue: int
+    dscp: tuple[int, ...]
+    lossless: bool
+    strict: bool
+    weight: int | None  # ETS percent; None when strict
+    ecn: EcnData | None
+    purpose: str
+    dscp_bits: tuple[str, ...]  # the DSCP values as 6-bit code points ("011010"), for Junos classifiers
+
+
+@dataclass(frozen=True, slots=True)
+class WatchdogData:
+    detection_ms: int
+    restoration_ms: int
+    action: str
+    detection_s: str  # "0.2" (EOS takes seconds)
+    restoration_s: str
+
+
+@dataclass(frozen=True, slots=True)
+class QosProfile:
+    """What ports with the same policy share: trust, DSCP map, lanes, PFC set, ETS, ECN, watchdog."""
+
+    name: str
+    trust: str
+    dscp_map: str  # name of the DSCP → TC map
+    lanes: tuple[LaneData, ...]  # by tc
+    pfc_priorities: tuple[int, ...]
+    pfc_enable: str  # "3" or "3,4"
+    pfc_bitmap: str  # "0,0,0,1,0,0,0,0"
+    lossless_queues: str  # "3-4" style range for SONiC keys, or "3"
+    lossy_queues: tuple[int, ...]
+    ecn_lanes: tuple[LaneData, ...]
+    ets_lanes: tuple[LaneData, ...]
+    strict_lanes: tuple[LaneData, ...]
+    watchdog: WatchdogData | None
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceQos:
+    profile: QosProfile
+    headroom: tuple[tuple[int, HeadroomData], ...]  # (priority, profile) for each lossless priority
+    cable: str  # "5m"
+    cable_m: int
+    role: str  # host | fabric
+
+
+@dataclass(frozen=True, slots=True)
+class DscpMap:
+    name: str
+    entries: tuple[tuple[int, int], ...]  # (dscp, tc) for all 64 DSCPs
+    by_tc: tuple[tuple[int, tuple[int, ...]], ...]  # (tc, dscps) for every tc used
+    non_default: tuple[tuple[int, int], ...]  # (dscp, tc) of the DSCPs not in the default tc 0
+
+
+@dataclass(frozen=True, slots=True)
+class BufferData:
+    pool_bytes: int
+    lossless_headroom_bytes: int
+    shared_bytes: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceQos:
+    cnp_tc: int
+    roce_tc: int
+    dscp_maps: tuple[DscpMap, ...]
+    profiles: tuple[QosProfile, ...]
+    ecn_profiles: tuple[EcnData, ...]
+    headroom_profiles: tuple[HeadroomData, ...]
+    buffer: BufferData
+    watchdog: WatchdogData | None
+    pfc_priorities: tuple[int, ...]  # union over ports
+    lossless_lanes: tuple[LaneData, ...]  # union over profiles, by tc (for global blocks such as NX-OS)
+    lanes: tuple[LaneData, ...]  # lanes of the first profile (platforms with one global policy)
+
+
+@dataclass(frozen=True, slots=True)
+class Interface:
+    name: str
+    description: str  # the peer, "leaf3:swp12"
+    kind: str  # host | down | up
+    peer_device: str
+    peer_port: str
+    cage: int
+    sub: int
+    breakout: int
+    speed: int  # Gb/s
+    speed_mbps: int
+    lanes_per_port: int
+    sonic_lanes: str  # "0,1,2,3"
+    alias: str  # front-panel label "etp1a"
+    mtu: int
+    address: str | None  # "10.1.2.3/31"
+    ip: str | None
+    prefixlen: int | None
+    subnet: str | None  # "10.1.2.2/31"
+    qos: InterfaceQos | None
+
+
+@dataclass(frozen=True, slots=True)
+class Cage:
+    """A front-panel cage in use and how it is split."""
+
+    cage: int
+    breakout: int
+    speed: int  # Gb/s of each sub-port
+    mode: str  # "2x400G"
+    parent: str  # the platform's name of the cage (the unbroken port)
+    junos_index: int  # Junos numbers cages from 0
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceData:
+    name: str
+    platform: str
+    role: str
+    model: str
+    vendor: str
+    asic: str
+    fabric: str
+    asn: int
+    loopback: str
+    loopback_prefix: str  # "10.0.0.1/32"
+    mtu: int
+    interfaces: tuple[Interface, ...]
+    cages: tuple[Cage, ...]
+    bgp: Bgp
+    ecmp_hash_fields: tuple[str, ...]
+    lldp: bool
+    qos: DeviceQos | None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ip(address: str | None) -> str | None:
+    """``"10.0.0.1/31"`` → ``"10.0.0.1"``.
+
+    >>> _ip("10.0.0.1/31"), _ip(None)
+    ('10.0.0.1', None)
+    """
+    return address.split("/", 1)[0] if address else None
+
+
+def _compress(values: Iterable[int]) -> str:
+    """Sorted integers as SONiC key ranges: ``[3, 4]`` → ``"3-4"``, ``[3]`` → ``"3"``, ``[1, 3]`` → ``"1,3"``.
+
+    >>> _compress([3, 4]), _compress([3]), _compress([1, 3, 4, 5])
+    ('3-4', '3', '1,3-5')
+    """
+    vals = sorted(set(values))
+    parts: list[str] = []
+    i = 0
+    while i < len(vals):
+        j = i
+        while j + 1 < len(vals) and vals[j + 1] == vals[j] + 1:
+            j += 1
+        parts.append(str(vals[i]) if i == j else f"{vals[i]}-{vals[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _seconds(ms: int) -> str:
+    """Milliseconds as a decimal number of seconds without trailing zeros.
+
+    >>> _seconds(200), _seconds(1000), _seconds(1250)
+    ('0.2', '1', '1.25')
+    """
+    whole, frac = divmod(ms, 1000)
+    return f"{whole}" if frac == 0 else f"{whole}.{frac:03d}".rstrip("0")
+
+
+def _cable_m(length: float) -> int:
+    """Cable length rounded up to a whole metre (the unit every NOS takes).
+
+    >>> _cable_m(3), _cable_m(2.5)
+    (3, 3)
+    """
+    whole = int(length)
+    return whole if whole == length else whole + 1
+
+
+def _alias(cage: int, sub: int, breakout: int) -> str:
+    """Front-panel label of a port, as NVIDIA's SONiC port_config names them: ``etp3``, ``etp3a``, ``etp3b``.
+
+    >>> _alias(3, 0, 1), _alias(3, 1, 2)
+    ('etp3', 'etp3b')
+    """
+    return f"etp{cage}" if breakout == 1 else f"etp{cage}{chr(ord('a') + sub)}"
+
+
+class _QosBlocks:
+    """Distinct QoS blocks of one device, each built once and shared by every port that uses it."""
+
+    def __init__(self, shared_bytes: int) -> None:
+        self.shared_bytes = max(shared_bytes, 1)
+        self.ecn: dict[EcnProfile, EcnData] = {}
+        self.headroom: dict[tuple[int, int, Headroom], HeadroomData] = {}
+        self.watchdog: dict[PfcWatchdog, WatchdogData] = {}
+        self.maps: dict[tuple[tuple[int, int], ...], DscpMap] = {}
+        self.profiles: dict[tuple[object, ...], QosProfile] = {}
+
+    def ecn_data(self, e: EcnProfile) -> EcnData:
+        data = self.ecn.get(e)
+        if data is None:
+            lo = min(99, -(-e.min_bytes * 100 // self.shared_bytes))
+            hi = min(100, max(lo + 1, -(-e.max_bytes * 100 // self.shared_bytes)))
+            data = EcnData(f"ECN_{e.min_bytes}_{e.max_bytes}_{e.probability_pct}", e.min_bytes, e.max_bytes,
+                           e.probability_pct, e.source, lo, hi)
+            self.ecn[e] = data
+        return data
+
+    def headroom_data(self, speed: int, cable_m: int, h: Headroom) -> HeadroomData:
+        key = (speed, cable_m, h)
+        data = self.headroom.get(key)
+        if data is None:
+            name = f"pg_lossless_{speed * 1000}_{cable_m}m_profile"
+            taken = {d.name for d in self.headroom.values()}
+            suffix = 2
+            base = name
+            while name in taken:
+                name = f"{base.removesuffix('_profile')}_{suffix}_profile"
+                suffix += 1
+            data = HeadroomData(name, speed * 1000, f"{cable_m}m", cable_m, h.xoff_bytes, h.xon_bytes, h.size_bytes,
+                                h.threshold, h.dynamic_th, h.xoff_threshold_bytes, h.source)
+            self.headroom[key] = data
+        return data
+
+    def watchdog_data(self, w: PfcWatchdog | None) -> WatchdogData | None:
+        if w is None:
+            return None
+        data = self.watchdog.get(w)
+        if data is None:
+            data = WatchdogData(w.detection_ms, w.restoration_ms, w.action, _seconds(w.detection_ms),
+                                _seconds(w.restoration_ms))
+            self.watchdog[w] = data
+        return data
+
+    def dscp_map(self, mapping: Mapping[int, int]) -> DscpMap:
+        entries = tuple(sorted(mapping.items()))
+        data = self.maps.get(entries)
+        if data is None:
+            name = "AI_RDMA_DSCP_TO_TC" if not self.maps else f"AI_RDMA_DSCP_TO_TC_{len(self.maps) + 1}"
+            by_tc: dict[int, list[int]] = {}
+            for dscp, tc in entries:
+                by_tc.setdefault(tc, []).append(dscp)
+            data = DscpMap(name, entries, tuple((tc, tuple(d)) for tc, d in sorted(by_tc.items())),
+                           tuple((dscp, tc) for dscp, tc in entries if tc != 0))
+            self.maps[entries] = data
+        return data
+
+    def profile(self, pq: PortQos) -> QosProfile:
+        key = (pq.trust, pq.lanes, pq.pfc_priorities, tuple(sorted(pq.ecn.items())), pq.watchdog,
+               tuple(sorted(pq.dscp_to_tc.items())))
+        data = self.profiles.get(key)
+        if data is None:
+            dmap = self.dscp_map(pq.dscp_to_tc)
+            lanes = tuple(self._lane(lane, pq) for lane in sorted(pq.lanes, key=lambda x: x.tc))
+            pfc = tuple(sorted(pq.pfc_priorities))
+            name = "ROCE" if not self.profiles else f"ROCE_{len(self.profiles) + 1}"
+            data = QosProfile(
+                name=name,
+                trust=pq.trust,
+                dscp_map=dmap.name,
+                lanes=lanes,
+                pfc_priorities=pfc,
+                pfc_enable=",".join(str(p) for p in pfc),
+                pfc_bitmap=",".join("1" if p in pq.pfc_priorities else "0" for p in range(8)),
+                lossless_queues=_compress(pfc),
+                lossy_queues=tuple(q for q in range(8) if q not in pq.pfc_priorities),
+                ecn_lanes=tuple(lane for lane in lanes if lane.ecn is not None),
+                ets_lanes=tuple(lane for lane in lanes if not lane.strict),
+                strict_lanes=tuple(lane for lane in lanes if lane.strict),
+                watchdog=self.watchdog_data(pq.watchdog),
+            )
+            self.profiles[key] = data
+        return data
+
+    def _lane(self, lane: Lane, pq: PortQos) -> LaneData:
+        ecn = pq.ecn.get(lane.tc) if lane.ecn else None
+        return LaneData(
+            name=lane.name,
+            tc=lane.tc,
+            queue=lane.tc,
+            dscp=tuple(lane.dscp),
+            lossless=lane.lossless,
+            strict=lane.scheduling == "strict",
+            weight=lane.ets_weight if lane.scheduling == "ets" else None,
+            ecn=self.ecn_data(ecn) if ecn is not None else None,
+            purpose=lane.purpose,
+            dscp_bits=tuple(f"{v:06b}" for v in lane.dscp),
+        )
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos: PortQos | None,
+               blocks: _QosBlocks | None) -> Interface:
+    link = fabric.links[port.link]
+    lanes_per_port = lanes // port.breakout
+    first = (port.cage - 1) * lanes + port.sub * lanes_per_port
+    iq: InterfaceQos | None = None
+    if qos is not None and blocks is not None:
+        cable_m = _cable_m(link.length_m)
+        headroom = tuple(
+            (prio, blocks.headroom_data(port.speed, cable_m, qos.headroom[prio]))
+            for prio in sorted(qos.headroom)
+        )
+        iq = InterfaceQos(blocks.profile(qos), headroom, f"{cable_m}m", cable_m, qos.role)
+    return Interface(
+        name=port.name,
+        description=f"{port.peer_device}:{port.peer_port}",
+        kind=port.kind.value,
+        peer_device=port.peer_device,
+        peer_port=port.peer_port,
+        cage=port.cage,
+        sub=port.sub,
+        breakout=port.breakout,
+        speed=port.speed,
+        speed_mbps=port.speed * 1000,
+        lanes_per_port=lanes_per_port,
+        sonic_lanes=",".join(str(first + i) for i in range(lanes_per_port)),
+        alias=_alias(port.cage, port.sub, port.breakout),
+        mtu=mtu,
+        address=port.address,
+        ip=_ip(port.address),
+        prefixlen=int(port.address.split("/")[1]) if port.address else None,
+        subnet=link.subnet,
+        qos=iq,
+    )
+
+
+def _cages(sw: Switch, platform: str, lanes: int) -> tuple[Cage, ...]:
+    seen: dict[int, Cage] = {}
+    for p in sw.ports:
+        if p.cage not in seen:
+            seen[p.cage] = Cage(p.cage, p.breakout, p.speed, f"{p.breakout}x{p.speed}G",
+                                port_name(platform, p.cage, 0, 1, lanes), p.cage - 1)
+    return tuple(seen[c] for c in sorted(seen))
+
+
+def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
+    neighbors: list[BgpNeighbor] = []
+    for p in sw.ports:
+        if p.kind is PortKind.HOST or p.address is None:
+            continue
+        peer = fabric.switches.get(p.peer_device)
+        peer_port = fabric.port(p.peer_device, p.peer_port)
+        if peer is None or peer_port is None or peer_port.address is None:
+            continue
+        neighbors.append(BgpNeighbor(
+            ip=peer_port.address.split("/", 1)[0],
+            asn=peer.asn,
+            group=GROUP_OF_ROLE[peer.role],
+            peer_device=peer.name,
+            peer_port=p.peer_port,
+            local_port=p.name,
+            local_ip=p.address.split("/", 1)[0],
+            description=f"{p.peer_device}:{p.peer_port}",
+        ))
+    groups: list[BgpGroup] = []
+    for role in (Role.LEAF, Role.SPINE, Role.CORE):
+        members = tuple(n for n in neighbors if n.group == GROUP_OF_ROLE[role])
+        if members:
+            groups.append(BgpGroup(GROUP_OF_ROLE[role], f"{role.value} switches",
+                                   members, tuple(sorted({n.asn for n in members}))))
+    networks = [f"{sw.loopback}/32"]
+    networks += [fabric.links[p.link].subnet or "" for p in sw.ports if p.kind is PortKind.HOST and p.address]
+    return Bgp(
+        asn=sw.asn,
+        router_id=sw.loopback,
+        groups=tuple(groups),
+        neighbors=tuple(neighbors),
+        networks=tuple(n for n in networks if n),
+        max_paths=MAX_PATHS,
+        multipath_relax=len({n.asn for n in neighbors}) > 1,
+    )
+
+
+def _device_qos(sq: SwitchQos, blocks: _QosBlocks, profiles_used: list[QosProfile]) -> DeviceQos:
+    lossless: dict[int, LaneData] = {}
+    pfc: set[int] = set()
+    for prof in profiles_used:
+        pfc.update(prof.pfc_priorities)
+        for lane in prof.lanes:
+            if lane.lossless:
+                lossless.setdefault(lane.tc, lane)
+    b = sq.buffer
+    lanes = profiles_used[0].lanes if profiles_used else ()
+    watchdog = next((p.watchdog for p in profiles_used if p.watchdog is not None), None)
+    return DeviceQos(
+        cnp_tc=sq.cnp_tc,
+        roce_tc=sq.roce_tc,
+        dscp_maps=tuple(sorted(blocks.maps.values(), key=lambda m: m.name)),
+        profiles=tuple(sorted(blocks.profiles.values(), key=lambda p: p.name)),
+        ecn_profiles=tuple(sorted(blocks.ecn.values(), key=lambda e: e.name)),
+        headroom_profiles=tuple(sorted(blocks.headroom.values(), key=lambda h: h.name)),
+        buffer=BufferData(b.pool_bytes, b.lossless_headroom_bytes, b.shared_bytes, b.source),
+        watchdog=watchdog,
+        pfc_priorities=tuple(sorted(pfc)),
+        lossless_lanes=tuple(lossless[tc] for tc in sorted(lossless)),
+        lanes=lanes,
+    )
+
+
+def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> DeviceData:
+    """The structured data of switch ``name``: ports, addresses, BGP, ECMP hashing, LLDP and QoS.
+
+    ``qos`` is the fabric's computed QoS (:func:`fabricgen.qos.compute`); without it the device gets the
+    underlay only. Raises ``KeyError`` for an unknown switch or platform.
+    """
+    sw = fabric.switches[name]
+    plat = get_platform(sw.platform)
+    model = fabric.catalog.switches[sw.model]
+    mtu = min(fabric.settings.switch_mtu, plat.max_mtu)
+    sq = qos.switches.get(name) if qos is not None else None
+    blocks = _QosBlocks(sq.buffer.shared_bytes) if sq is not None else None
+    interfaces = tuple(
+        _interface(fabric, sw, p, mtu, model.lanes, sq.ports.get(p.name) if sq is not None else None, blocks)
+        for p in sw.ports
+    )
+    device_qos = None
+    if sq is not None and blocks is not None:
+        used: list[QosProfile] = []
+        for i in interfaces:
+            if i.qos is not None and i.qos.profile not in used:
+                used.append(i.qos.profile)
+        device_qos = _device_qos(sq, blocks, used)
+    return DeviceData(
+        name=sw.name,
+        platform=sw.platform,
+        role=sw.role.value,
+        model=sw.model,
+        vendor=model.vendor,
+        asic=model.asic,
+        fabric=fabric.name,
+        asn=sw.asn,
+        loopback=sw.loopback,
+        loopback_prefix=f"{sw.loopback}/32",
+        mtu=mtu,
+        interfaces=interfaces,
+        cages=_cages(sw, sw.platform, model.lanes),
+        bgp=_bgp(fabric, sw),
+        ecmp_hash_fields=ECMP_HASH_FIELDS,
+        lldp=True,
+        qos=device_qos,
+    )

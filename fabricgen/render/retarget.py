@@ -1,0 +1,48 @@
+"""Render an inventory for another platform: every switch's platform replaced, port names translated.
+
+Port names are platform-specific (``Ethernet16`` on SONiC is ``swp3`` on Cumulus and ``Ethernet1/3`` on
+NX-OS), so switching a device's platform also renames the ports its cables land on: each port keeps its
+cage and breakout position (resolved once under the original names) and takes the new platform's name
+for that position. Used by ``fabricgen render --platform`` and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fabricgen.inventory.load import LoadedInventory
+from fabricgen.topology.portnames import port_name
+from fabricgen.topology.resolve import resolve
+
+
+def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
+    """``loaded`` with every switch on ``platform`` (explicit switches, intent tiers and cable ends)."""
+    fabric = resolve(loaded)
+    lanes = {name: fabric.catalog.switches[sw.model].lanes for name, sw in fabric.switches.items()}
+    rename = {
+        (p.device, p.name): port_name(platform, p.cage, p.sub, p.breakout, lanes[p.device])
+        for sw in fabric.switches.values()
+        for p in sw.ports
+    }
+
+    def end(endpoint: str) -> str:
+        device, port = endpoint.split(":", 1)
+        return f"{device}:{rename.get((device, port), port)}"
+
+    inv = loaded.inventory
+    update: dict[str, object] = {
+        "switches": [s.model_copy(update={"platform": platform}) for s in inv.switches],
+        "links": [
+            link.model_copy(update={"a": end(link.a), "b": end(link.b) if link.b else None}) for link in inv.links
+        ],
+    }
+    if inv.intent is not None:
+        ro = inv.intent.rail_optimized
+        tiers: dict[str, object] = {
+            "leaf": ro.leaf.model_copy(update={"platform": platform}),
+            "spine": ro.spine.model_copy(update={"platform": platform}),
+        }
+        if ro.core is not None:
+            tiers["core"] = ro.core.model_copy(update={"platform": platform})
+        update["intent"] = inv.intent.model_copy(update={"rail_optimized": ro.model_copy(update=tiers)})
+    return dataclasses.replace(loaded, inventory=inv.model_copy(update=update))

@@ -1,0 +1,225 @@
+"""SONiC ``config_db.json``, built as data (it is JSON) from :class:`~fabricgen.render.data.DeviceData`.
+
+Tables and field names follow SONiC's YANG models (``sonic-port``, ``sonic-interface``,
+``sonic-device_metadata``, ``sonic-dscp-tc-map``, ``sonic-buffer-*``, ``sonic-wred-profile`` …). Values
+are strings, as SONiC itself writes them (``"speed": "400000"``, ``"mtu": "9216"``). Nothing here
+computes: the numbers come from the device data; this module only arranges them into tables. Output
+is ``json.dumps(sort_keys=True, indent=4)``, so it is byte-stable.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fabricgen.render.data import DeviceData, HeadroomData
+
+HWSKU = {
+    "sn5600": ("Mellanox-SN5600-V256", "x86_64-nvidia_sn5600-r0"),
+    "sn5400": ("Mellanox-SN5400-O64", "x86_64-nvidia_sn5400-r0"),
+    "sn4700": ("Mellanox-SN4700-O8V48", "x86_64-mlnx_msn4700-r0"),
+    "dell-z9864f-on": ("DellEMC-Z9864f-O64", "x86_64-dell_z9864f-r0"),
+    "arista-7060x6-64pe": ("Arista-7060X6-64PE-O128S2", "x86_64-arista_7060x6_64pe"),
+}
+"""SONiC HwSKU and platform string of the catalog models SONiC runs on (others get a generic name)."""
+
+DEVICE_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "core": "UpperSpineRouter"}
+
+INGRESS_POOL = "ingress_lossless_pool"
+EGRESS_POOL = "egress_lossless_pool"
+IDENTITY = {str(i): str(i) for i in range(8)}
+
+
+def _hwsku(d: DeviceData) -> tuple[str, str]:
+    return HWSKU.get(d.model, (f"{d.vendor}-{d.model}", f"x86_64-{d.vendor.lower()}_{d.model}-r0"))
+
+
+def config_db(d: DeviceData) -> dict[str, Any]:
+    """The ``config_db.json`` document of one SONiC switch (tables as SONiC writes them)."""
+    hwsku, platform = _hwsku(d)
+    metadata: dict[str, str] = {
+        "bgp_asn": str(d.asn),
+        "buffer_model": "traditional",
+        "docker_routing_config_mode": "split",
+        "hostname": d.name,
+        "hwsku": hwsku,
+        "platform": platform,
+        "type": DEVICE_TYPE[d.role],
+    }
+    db: dict[str, Any] = {
+        "DEVICE_METADATA": {"localhost": metadata},
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{d.loopback_prefix}": {}},
+        "LLDP": {"GLOBAL": {"hello_time": "30", "multiplier": "4", "system_name": d.name}},
+        "PORT": {},
+        "INTERFACE": {},
+        "DEVICE_NEIGHBOR": {},
+        "BGP_NEIGHBOR": {},
+    }
+    for i in d.interfaces:
+        db["PORT"][i.name] = {
+            "admin_status": "up",
+            "alias": i.alias,
+            "description": i.description,
+            "fec": "rs",
+            "index": str(i.cage),
+            "lanes": i.sonic_lanes,
+            "mtu": str(i.mtu),
+            "speed": str(i.speed_mbps),
+        }
+        db["DEVICE_NEIGHBOR"][i.name] = {"name": i.peer_device, "port": i.peer_port}
+        if i.address:
+            db["INTERFACE"][i.name] = {}
+            db["INTERFACE"][f"{i.name}|{i.address}"] = {}
+    for n in d.bgp.neighbors:
+        db["BGP_NEIGHBOR"][n.ip] = {
+            "admin_status": "up",
+            "asn": str(n.asn),
+            "holdtime": "9",
+            "keepalive": "3",
+            "local_addr": n.local_ip,
+            "name": n.peer_device,
+            "nhopself": "0",
+            "rrclient": "0",
+        }
+    if d.qos is not None:
+        _qos(d, db)
+    return {table: rows for table, rows in db.items() if rows}
+
+
+def _qos(d: DeviceData, db: dict[str, Any]) -> None:
+    q = d.qos
+    assert q is not None
+    metadata = db["DEVICE_METADATA"]["localhost"]
+    metadata["default_pfcwd_status"] = "enable" if q.watchdog is not None else "disable"
+    db["DSCP_TO_TC_MAP"] = {m.name: {str(dscp): str(tc) for dscp, tc in m.entries} for m in q.dscp_maps}
+    db["TC_TO_QUEUE_MAP"] = {"AI_RDMA": dict(IDENTITY)}
+    db["TC_TO_PRIORITY_GROUP_MAP"] = {"AI_RDMA": dict(IDENTITY)}
+    db["MAP_PFC_PRIORITY_TO_QUEUE"] = {"AI_RDMA": dict(IDENTITY)}
+    db["WRED_PROFILE"] = {
+        e.name: {
+            "ecn": "ecn_all",
+            "green_drop_probability": str(e.probability),
+            "green_max_threshold": str(e.max_bytes),
+            "green_min_threshold": str(e.min_bytes),
+            "red_drop_probability": str(e.probability),
+            "red_max_threshold": str(e.max_bytes),
+            "red_min_threshold": str(e.min_bytes),
+            "wred_green_enable": "true",
+            "wred_red_enable": "true",
+            "wred_yellow_enable": "true",
+            "yellow_drop_probability": str(e.probability),
+            "yellow_max_threshold": str(e.max_bytes),
+            "yellow_min_threshold": str(e.min_bytes),
+        }
+        for e in q.ecn_profiles
+    }
+    schedulers: dict[str, dict[str, str]] = {}
+    for prof in q.profiles:
+        for lane in prof.lanes:
+            if lane.strict:
+                schedulers["AI_RDMA_STRICT"] = {"type": "STRICT"}
+            else:
+                schedulers[f"AI_RDMA_DWRR_{lane.weight}"] = {"type": "DWRR", "weight": str(lane.weight)}
+    db["SCHEDULER"] = schedulers
+    b = q.buffer
+    db["BUFFER_POOL"] = {
+        INGRESS_POOL: {"mode": "dynamic", "size": str(b.shared_bytes), "type": "ingress",
+                       "xoff": str(b.lossless_headroom_bytes)},
+        EGRESS_POOL: {"mode": "dynamic", "size": str(b.pool_bytes), "type": "egress"},
+    }
+    profiles: dict[str, dict[str, str]] = {
+        "ingress_lossy_profile": {"dynamic_th": "3", "pool": INGRESS_POOL, "size": "0"},
+        "egress_lossless_profile": {"pool": EGRESS_POOL, "size": "0", "static_th": str(b.pool_bytes)},
+        "egress_lossy_profile": {"dynamic_th": "7", "pool": EGRESS_POOL, "size": "9216"},
+    }
+    for h in q.headroom_profiles:
+        profiles[h.name] = _pg_profile(h)
+    db["BUFFER_PROFILE"] = profiles
+    port_qos: dict[str, dict[str, str]] = {}
+    queues: dict[str, dict[str, str]] = {}
+    buffer_pg: dict[str, dict[str, str]] = {}
+    buffer_queue: dict[str, dict[str, str]] = {}
+    cable: dict[str, str] = {}
+    pfc_wd: dict[str, dict[str, str]] = {}
+    for i in d.interfaces:
+        iq = i.qos
+        if iq is None:
+            continue
+        prof = iq.profile
+        entry = {
+            "dscp_to_tc_map": prof.dscp_map,
+            "pfc_to_queue_map": "AI_RDMA",
+            "tc_to_pg_map": "AI_RDMA",
+            "tc_to_queue_map": "AI_RDMA",
+        }
+        if prof.pfc_priorities:
+            entry["pfc_enable"] = prof.pfc_enable
+            if prof.watchdog is not None:
+                entry["pfcwd_sw_enable"] = prof.pfc_enable
+        port_qos[i.name] = entry
+        for lane in prof.lanes:
+            row = {"scheduler": "AI_RDMA_STRICT" if lane.strict else f"AI_RDMA_DWRR_{lane.weight}"}
+            if lane.ecn is not None:
+                row["wred_profile"] = lane.ecn.name
+            queues[f"{i.name}|{lane.queue}"] = row
+        buffer_pg[f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
+        for prio, h in iq.headroom:
+            buffer_pg[f"{i.name}|{prio}"] = {"profile": h.name}
+        if prof.pfc_priorities:
+            buffer_queue[f"{i.name}|{prof.lossless_queues}"] = {"profile": "egress_lossless_profile"}
+        for q_index in prof.lossy_queues:
+            buffer_queue[f"{i.name}|{q_index}"] = {"profile": "egress_lossy_profile"}
+        cable[i.name] = iq.cable
+        if prof.watchdog is not None and prof.pfc_priorities:
+            w = prof.watchdog
+            pfc_wd[i.name] = {"action": w.action, "detection_time": str(w.detection_ms),
+                              "restoration_time": str(w.restoration_ms)}
+    db["PORT_QOS_MAP"] = port_qos
+    db["QUEUE"] = queues
+    db["BUFFER_PG"] = buffer_pg
+    db["BUFFER_QUEUE"] = buffer_queue
+    db["CABLE_LENGTH"] = {"AZURE": cable}
+    if pfc_wd:
+        pfc_wd["GLOBAL"] = {"POLL_INTERVAL": "100"}
+        db["PFC_WD"] = pfc_wd
+        db["FLEX_COUNTER_TABLE"] = {"PFCWD": {"FLEX_COUNTER_STATUS": "enable"}}
+
+
+def _pg_profile(h: HeadroomData) -> dict[str, str]:
+    row = {"pool": INGRESS_POOL, "size": str(h.size), "xoff": str(h.xoff), "xon": str(h.xon)}
+    if h.threshold == "static":
+        row["static_th"] = str(h.static_th)
+    else:
+        row["dynamic_th"] = str(h.dynamic_th)
+    return row
+
+
+def dumps(obj: Any, level: int = 0) -> str:
+    """Exactly ``json.dumps(obj, sort_keys=True, indent=4)`` for nested dicts of strings, several times
+    faster (``json`` falls back to its pure-Python encoder whenever ``indent`` is set).
+
+    >>> doc = {"b": {"x": "1"}, "a": {}, "c": "é"}
+    >>> dumps(doc) == json.dumps(doc, sort_keys=True, indent=4)
+    True
+    """
+    if not isinstance(obj, dict):
+        return _string(obj)
+    if not obj:
+        return "{}"
+    pad = _PAD[level + 1]
+    keys = sorted(obj)
+    if all(type(obj[k]) is str for k in keys):
+        sep = ",\n" + pad
+        items = sep.join([_string(k) + ": " + _string(obj[k]) for k in keys])
+    else:
+        sep = ",\n" + pad
+        items = sep.join([_string(k) + ": " + dumps(obj[k], level + 1) for k in keys])
+    return "{\n" + pad + items + "\n" + _PAD[level] + "}"
+
+
+_PAD = ["    " * i for i in range(16)]
+_string = json.encoder.encode_basestring_ascii
+
+
+def render_config_db(d: DeviceData) -> str:
+    return dumps(config_db(d)) + "\n"
