@@ -109,9 +109,23 @@ def _register() -> None:
 
     app.add_command(explain.explain)
     app.add_command(hosts.hosts)
+    from fabricgen.cli import diagram, plan  # expansion planning: plan, diagram
+
+    app.add_command(plan.plan)
+    app.add_command(diagram.diagram)
     from fabricgen.cli import render as render_cmd  # per-device configurations
 
     app.add_command(render_cmd.render)
+    from fabricgen.cli import apply, drift, lab, verify  # live operations through NAPALM, and the netns lab
+
+    app.add_command(apply.apply)
+    app.add_command(drift.drift)
+    app.add_command(verify.verify)
+    app.add_command(lab.lab)
+    from fabricgen.cli import nccl, scaling  # collective bandwidth: scaling table, nccl-tests analysis
+
+    app.add_command(scaling.scaling)
+    app.add_command(nccl.nccl)
 
 
 _register()

@@ -1,0 +1,115 @@
+"""`fabricgen apply`: push intended configurations in waves with commit-confirm, verify and rollback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from fabricgen.cli import (
+    EXIT_CHANGES,
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    EXIT_OK,
+    FORMAT,
+    guarded,
+    stderr_console,
+    stdout_console,
+)
+from fabricgen.cli.drift import live_options, load_or_exit
+
+
+@click.command()
+@click.argument("plan_or_inventory", metavar="PLAN_OR_INVENTORY", type=click.Path(exists=False))
+@FORMAT
+@live_options
+@click.option("--wave-size", type=click.IntRange(1, 10_000), default=5, show_default=True, help="Devices per wave.")
+@click.option("--canary", type=click.IntRange(0, 100), default=1, show_default=True, help="Devices in the first wave.")
+@click.option("--revert-in", type=click.IntRange(30, 3600), default=120, show_default=True,
+              help="Commit-confirm timer: seconds until an unconfirmed device reverts by itself.")
+@click.option("--settle", type=click.FloatRange(0, 600), default=45.0, show_default=True,
+              help="Seconds to wait for BGP sessions after a commit before verification fails.")
+@click.option("--dry-run", is_flag=True, help="Show per-device diffs; change nothing.")
+@click.option("--rerun-failed", is_flag=True, help="Only devices the last apply did not leave at the intended config.")
+@click.option("--state-dir", type=click.Path(file_okay=False), help="Lock and last report (default per fabric).")
+@click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when changes were applied (or would be).")
+@guarded
+def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
+          use_lab: bool, only: str | None, workers: int, timeout: int, wave_size: int, canary: int, revert_in: int,
+          settle: float, dry_run: bool, rerun_failed: bool, state_dir: str | None, detailed_exitcode: bool) -> None:
+    """Push rendered configurations of PLAN_OR_INVENTORY to live switches: canary first, then waves; per device
+    load, compare (skip when unchanged), commit with a revert timer, verify, confirm — or roll back.
+
+    A failure stops further waves; the report names every device's state. Exits 0 on success (2 with
+    --detailed-exitcode when something changed), 1 on a failed rollout, 3 on input errors.
+    """
+    from fabricgen.deploy.apply import ApplyOptions, FabricLock, LockError, rerun_devices
+    from fabricgen.deploy.apply import apply as run_apply
+    from fabricgen.deploy.apply import state_dir as default_state_dir
+    from fabricgen.deploy.intended import intended_configs
+
+    planned: list[str] | None = None
+    inventory = plan_or_inventory
+    if Path(plan_or_inventory).is_file() and plan_or_inventory.endswith(".json"):
+        # a saved plan: refuse it when its inputs changed (Terraform's discipline), then push its devices only
+        from fabricgen.plan.file import check_inputs, load_plan
+
+        plan = load_plan(plan_or_inventory)
+        problems = check_inputs(plan)
+        if problems:
+            for problem in problems:
+                stderr_console().print(f"{plan_or_inventory}: {problem}", markup=False)
+            stderr_console().print("the plan is stale; make it again with `fabricgen plan`", markup=False)
+            raise SystemExit(EXIT_INPUT)
+        inventory, planned = plan.new.path, list(plan.devices_to_change)
+    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    configs = intended_configs(live.fabric, list(live.targets.targets))
+    if planned is not None:
+        configs = {n: c for n, c in configs.items() if n in planned}
+    directory = default_state_dir(live.fabric.name, state_dir)
+    opts = ApplyOptions(canary=canary, wave_size=wave_size, revert_in=revert_in, settle=settle, dry_run=dry_run,
+                        workers=workers, timeout=timeout)
+    err = stderr_console()
+    text = fmt == "text"
+    try:
+        with FabricLock(directory) as lock:
+            if lock.note:
+                err.print(f"note: {lock.note}", markup=False)
+            subset = rerun_devices(directory, configs) if rerun_failed else None
+            if text:
+                stdout_console().print(
+                    f"apply: {live.fabric.name}: {len(subset if subset is not None else configs)} device(s) via "
+                    f"{live.targets.origin}{' (dry run)' if dry_run else ''}", markup=False)
+
+            def on_wave(i: int, names: list[str]) -> None:
+                if text:
+                    stdout_console().print(f"wave {i}{' (canary)' if i == 1 and canary else ''}: {', '.join(names)}",
+                                           markup=False)
+
+            report = run_apply(live.fabric, configs, live.targets, opts, directory, only=subset, on_wave=on_wave)
+    except LockError as exc:
+        err.print(f"fabricgen: {exc}", markup=False)
+        raise SystemExit(EXIT_FINDINGS) from None
+    if fmt == "json":
+        click.echo(json.dumps(report.as_dict(), indent=2))
+    else:
+        out = stdout_console()
+        for o in report.outcomes.values():
+            out.print(f"  {o.device:<16} {o.status:<12} wave {o.wave}  {o.seconds:5.1f}s  {o.message}".rstrip(),
+                      markup=False)
+            if o.diff and (dry_run or o.status != "applied"):
+                for line in o.diff.splitlines():
+                    out.print(f"      {line}", markup=False)
+        groups = report.by_status()
+        out.print("at the new config: " + (", ".join(sorted(groups.get("applied", []))) or "none"), markup=False)
+        for status in ("unchanged", "would-change", "rolled-back", "reverting", "failed", "unreachable",
+                       "not-touched"):
+            if groups.get(status):
+                out.print(f"{status}: {', '.join(sorted(groups[status]))}", markup=False)
+        if report.stopped_after_wave:
+            out.print(f"rollout STOPPED after wave {report.stopped_after_wave}; rerun with --rerun-failed once fixed",
+                      markup=False)
+    if not report.ok:
+        raise SystemExit(EXIT_FINDINGS)
+    raise SystemExit(EXIT_CHANGES if detailed_exitcode and report.changed else EXIT_OK)

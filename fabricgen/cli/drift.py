@@ -1,0 +1,103 @@
+"""`fabricgen drift`: intended vs running configuration on every device, read-only; exit 2 on drift."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from fabricgen.cli import EXIT_CHANGES, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, guarded, stdout_console
+
+if TYPE_CHECKING:
+    from fabricgen.deploy.ops import Live
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def live_options(fn: F) -> F:
+    """Options shared by apply, drift and verify."""
+    opts = [
+        click.option("--hosts", type=click.Path(exists=True, dir_okay=False), help="YAML/JSON: device → host[:port]."),
+        click.option("--credentials", type=click.Path(dir_okay=False), help="Credentials file (mode 0600)."),
+        click.option("--known-hosts", type=click.Path(dir_okay=False), help="known_hosts for host-key checks."),
+        click.option("--lab/--no-lab", "use_lab", default=True, show_default=True,
+                     help="Use this fabric's lab when one is up on this machine."),
+        click.option("--only", help="Comma-separated device names or globs."),
+        click.option("--workers", type=click.IntRange(1, 256), default=16, show_default=True,
+                     help="Devices handled in parallel."),
+        click.option("--timeout", type=click.IntRange(1, 600), default=30, show_default=True,
+                     help="Seconds per device operation."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
+                 use_lab: bool, only: str | None) -> Live:
+    from fabricgen.cli import stderr_console
+    from fabricgen.deploy.credentials import CredentialsError
+    from fabricgen.deploy.ops import load_live
+    from fabricgen.deploy.targets import TargetError
+    from fabricgen.lab.plan import LabError
+
+    try:
+        return load_live(inventory, hosts, credentials, known_hosts, use_lab, only)
+    except (CredentialsError, TargetError, LabError) as exc:
+        stderr_console().print(f"fabricgen: {exc}", markup=False)
+        raise SystemExit(EXIT_INPUT) from None
+
+
+@click.command()
+@click.argument("inventory", type=click.Path(exists=False))
+@FORMAT
+@live_options
+@guarded
+def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
+          use_lab: bool, only: str | None, workers: int, timeout: int) -> None:
+    """Compare intended with running configuration on every device of INVENTORY (read-only).
+
+    Ordering, whitespace, comments and defaults the device does not echo are not drift. Exits 0 when
+    nothing drifted, 2 on drift, 1 when a device could not be checked, 3 on input errors.
+    """
+    from fabricgen.deploy.ops import run_drift
+
+    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    results = run_drift(live, workers, timeout)
+    drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
+    errors = results.failed
+    if fmt == "json":
+        doc = {
+            "fabric": live.fabric.name,
+            "targets": live.targets.origin,
+            "drifted": drifted,
+            "errors": {n: results.by_device[n].error for n in errors},
+            "devices": {
+                n: (r.value.as_dict() if r.value is not None else None) for n, r in results.by_device.items()
+            },
+        }
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        out = stdout_console()
+        out.print(f"drift: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",
+                  markup=False)
+        for n, r in results.by_device.items():
+            if r.error:
+                out.print(f"  {n}: NOT CHECKED: {r.error}", markup=False)
+            elif r.value is not None and r.value.drifted:
+                tags = ", ".join(sorted(r.value.impact))
+                out.print(f"  {n}: DRIFT ({tags})", markup=False)
+                for line in r.value.missing:
+                    out.print(f"    - {line}    (intended, missing on the device)", markup=False)
+                for line in r.value.unexpected:
+                    out.print(f"    + {line}    (on the device, not intended)", markup=False)
+            else:
+                out.print(f"  {n}: in sync", markup=False)
+        out.print(f"{len(drifted)} drifted, {len(errors)} not checked, "
+                  f"{len(results.by_device) - len(drifted) - len(errors)} in sync", markup=False)
+    if errors:
+        raise SystemExit(EXIT_FINDINGS)
+    raise SystemExit(EXIT_CHANGES if drifted else EXIT_OK)

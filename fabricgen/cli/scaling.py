@@ -1,0 +1,59 @@
+"""`fabricgen scaling`: expected collective bus bandwidth and scaling efficiency by job size."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from fabricgen.cli import EXIT_OK, FORMAT, guarded, stdout_console
+
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+
+
+@click.command()
+@click.argument("inventory", type=click.Path(exists=False))
+@click.option(
+    "--collective", type=click.Choice(COLLECTIVES), default="all_reduce", show_default=True, help="Collective to model."
+)
+@click.option(
+    "--fail",
+    "fail",
+    multiple=True,
+    metavar="DEVICE[:PORT]",
+    help="Take a switch, node, switch port or node NIC out of service (repeatable).",
+)
+@click.option(
+    "--nic-efficiency", type=click.FloatRange(0, 1, min_open=True), default=0.92, show_default=True,
+    help="Payload share of a RoCE link's line rate.",
+)
+@click.option(
+    "--nvlink-efficiency", type=click.FloatRange(0, 1, min_open=True), default=0.80, show_default=True,
+    help="Share of the per-GPU NVLink bandwidth a collective reaches.",
+)
+@FORMAT
+@guarded
+def scaling(
+    inventory: str, collective: str, fail: tuple[str, ...], nic_efficiency: float, nvlink_efficiency: float, fmt: str
+) -> None:
+    """Predict nccl-tests bus bandwidth (GB/s) for jobs of growing size on INVENTORY's fabric: one node,
+    two nodes, a rail group, a unit, 2, 4 … units, pods, the whole fabric; with scaling efficiency
+    and what limits each size.
+
+    Exits 0, or 3 when the input cannot be used.
+    """
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.perf import Assumptions, Collective, parse_failures, scaling_table
+    from fabricgen.perf.report import print_scaling
+    from fabricgen.topology.resolve import resolve
+
+    fabric = resolve(load_inventory(inventory))
+    failures = parse_failures(fabric, fail)
+    table = scaling_table(
+        fabric, Collective(collective), Assumptions(nic_efficiency, nvlink_efficiency), failures
+    )
+    if fmt == "json":
+        click.echo(json.dumps(table.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        print_scaling(stdout_console(), table)
+    raise SystemExit(EXIT_OK)

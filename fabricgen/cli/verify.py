@@ -1,0 +1,66 @@
+"""`fabricgen verify`: live BGP, LLDP and interface state against the cabling plan."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli.drift import live_options, load_or_exit
+
+
+@click.command()
+@click.argument("inventory", type=click.Path(exists=False))
+@FORMAT
+@live_options
+@guarded
+def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
+           use_lab: bool, only: str | None, workers: int, timeout: int) -> None:
+    """Check live state of INVENTORY's devices: every BGP session the cabling implies Established with the
+    right peer ASN, LLDP neighbours as cabled (names normalised), interfaces up with the intended MTU/speed.
+
+    Exits 0 when everything matches, 1 otherwise, 3 on input errors.
+    """
+    from fabricgen.deploy.ops import run_verify
+
+    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    results = run_verify(live, workers, timeout)
+    bad = [n for n, r in results.by_device.items() if r.error or (r.value is not None and not r.value.ok)]
+    if fmt == "json":
+        doc = {
+            "fabric": live.fabric.name,
+            "targets": live.targets.origin,
+            "ok": not bad,
+            "devices": {
+                n: {
+                    "ok": r.value.ok if r.value is not None else False,
+                    "error": r.error,
+                    "checks": [c.as_dict() for c in r.value.checks] if r.value is not None else [],
+                    "notes": r.value.notes if r.value is not None else [],
+                }
+                for n, r in results.by_device.items()
+            },
+        }
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        out = stdout_console()
+        out.print(f"verify: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",
+                  markup=False)
+        for n, r in results.by_device.items():
+            if r.error or r.value is None:
+                out.print(f"  {n}: NOT CHECKED: {r.error}", markup=False)
+                continue
+            v = r.value
+            counts = {k: sum(1 for c in v.checks if c.kind == k) for k in ("bgp", "lldp", "interface")}
+            state = "ok" if v.ok else f"{len(v.failures)} problem(s)"
+            out.print(f"  {n}: {state} — {counts['bgp']} BGP sessions, {counts['lldp']} LLDP neighbours, "
+                      f"{counts['interface']} interfaces", markup=False)
+            for c in v.failures:
+                out.print(f"    ✗ {c.kind} {c.subject}: {c.detail}", markup=False)
+            notes = sorted({c.detail for c in v.checks if c.ok and "not reported" in c.detail})
+            for note in [*v.notes, *(f"{len([c for c in v.checks if c.detail == x])} interface(s): {x}"
+                                     for x in notes)]:
+                out.print(f"    · {note}", markup=False)
+        out.print(f"{len(results.by_device) - len(bad)} device(s) ok, {len(bad)} with problems", markup=False)
+    raise SystemExit(EXIT_FINDINGS if bad else EXIT_OK)

@@ -1,0 +1,105 @@
+"""Credentials: environment variables or a credentials file with 0600 permissions; never printed.
+
+Sources, first match wins:
+
+1. ``FABRICGEN_USERNAME`` + ``FABRICGEN_PASSWORD`` and/or ``FABRICGEN_SSH_KEY`` (path to a private key);
+2. the file named by ``--credentials`` / ``FABRICGEN_CREDENTIALS`` — JSON (``{"username": …, "password": …,
+   "ssh_key": …}``), lines starting with ``#`` ignored — which must not be readable by group or others;
+3. a running lab's own credentials file (written 0600 by ``fabricgen lab up``).
+
+:class:`Credentials` never shows its password in ``repr``/``str``; :func:`redact` scrubs any text that is about
+to be printed, logged or written to a report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class CredentialsError(Exception):
+    """Credentials are missing or unsafe; the message names the variable or file, never a secret."""
+
+
+@dataclass(frozen=True)
+class Credentials:
+    username: str
+    password: str = field(default="", repr=False)
+    ssh_key: str | None = None
+    source: str = ""
+
+    def __str__(self) -> str:
+        kinds = "".join((", key" if self.ssh_key else "", ", password" if self.password else ""))
+        return f"user {self.username} ({self.source}{kinds})"
+
+    def secrets(self) -> list[str]:
+        return [s for s in (self.password,) if s]
+
+
+def check_permissions(path: Path) -> None:
+    """Refuse a credentials file that group or others may read or write (like ssh does for keys)."""
+    st = path.stat()
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        raise CredentialsError(
+            f"{path}: permissions {stat.S_IMODE(st.st_mode):04o} are too open; run `chmod 600 {path}`"
+        )
+
+
+def from_file(path: str | Path) -> Credentials:
+    p = Path(path)
+    try:
+        check_permissions(p)
+        text = p.read_text()
+    except OSError as exc:
+        raise CredentialsError(f"{p}: {exc.strerror}") from None
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise CredentialsError(f"{p}: not a JSON object with username/password/ssh_key") from None
+    if not isinstance(data, dict) or not isinstance(data.get("username"), str):
+        raise CredentialsError(f"{p}: needs at least a string 'username'")
+    key = data.get("ssh_key")
+    return Credentials(data["username"], str(data.get("password") or ""), str(key) if key else None, f"file {p}")
+
+
+def from_env(env: dict[str, str] | None = None) -> Credentials | None:
+    e = os.environ if env is None else env
+    user = e.get("FABRICGEN_USERNAME")
+    if not user:
+        return None
+    password = e.get("FABRICGEN_PASSWORD", "")
+    key = e.get("FABRICGEN_SSH_KEY") or None
+    if not password and not key:
+        raise CredentialsError("FABRICGEN_USERNAME is set but neither FABRICGEN_PASSWORD nor FABRICGEN_SSH_KEY is")
+    return Credentials(user, password, key, "environment")
+
+
+def resolve(file: str | None = None, fallback: str | Path | None = None) -> Credentials:
+    env = from_env()
+    if env is not None:
+        return env
+    path = file or os.environ.get("FABRICGEN_CREDENTIALS")
+    if path:
+        return from_file(path)
+    if fallback is not None:
+        return from_file(fallback)
+    raise CredentialsError(
+        "no credentials: set FABRICGEN_USERNAME with FABRICGEN_PASSWORD or FABRICGEN_SSH_KEY, "
+        "or pass --credentials FILE (mode 0600)"
+    )
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """Replace every secret in ``text`` by ``***``.
+
+    >>> redact("login failed for s3cret", ["s3cret"])
+    'login failed for ***'
+    """
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return text

@@ -1,0 +1,47 @@
+"""Driver registry: platform → a NAPALM ``NetworkDriver`` class.
+
+fabricgen's own drivers (``frr``, ``sonic``, ``nvue``) live beside this file; ``eos``, ``nxos``/``nxos_ssh``
+and ``junos`` come from NAPALM itself (``napalm.get_network_driver``) when it is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAPALM_DRIVER = {
+    "frr": "fabricgen.frr",
+    "sonic": "fabricgen.sonic",
+    "nvue": "fabricgen.nvue",
+    "eos": "eos",
+    "nxos": "nxos_ssh",
+    "junos": "junos",
+}
+"""Platform → driver name (``fabricgen.*`` are ours; the rest are NAPALM's own)."""
+
+
+class DriverError(Exception):
+    pass
+
+
+def driver_class(platform: str) -> Any:
+    """The NetworkDriver subclass for a platform."""
+    name = NAPALM_DRIVER.get(platform)
+    if name is None:
+        raise DriverError(f"no driver for platform {platform!r} (known: {', '.join(sorted(NAPALM_DRIVER))})")
+    if name == "fabricgen.frr":
+        from fabricgen.deploy.drivers.frr import FrrDriver
+
+        return FrrDriver
+    if name == "fabricgen.sonic":
+        from fabricgen.deploy.drivers.sonic import SonicDriver
+
+        return SonicDriver
+    if name == "fabricgen.nvue":
+        from fabricgen.deploy.drivers.nvue import NvueDriver
+
+        return NvueDriver
+    try:
+        from napalm import get_network_driver
+    except ImportError:  # pragma: no cover - napalm is a dependency
+        raise DriverError(f"platform {platform!r} needs NAPALM (pip install napalm)") from None
+    return get_network_driver(name)

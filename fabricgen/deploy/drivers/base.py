@@ -1,0 +1,191 @@
+"""Shared plumbing of fabricgen's SSH drivers: a netmiko session (``device_type="linux"``, as NAPALM's own SSH
+drivers open theirs), exec channels on the same SSH transport for commands whose exit status matters, and
+SFTP for files. Host keys are checked against a known_hosts file unless explicitly turned off.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from typing import Any
+
+from napalm.base import NetworkDriver
+from napalm.base.exceptions import ConnectionException
+
+from fabricgen.deploy.credentials import redact
+
+TIMER_MARKER = "fabricgen-revert-timer"
+
+
+class CommandError(Exception):
+    def __init__(self, command: str, rc: int, output: str) -> None:
+        super().__init__(f"`{command}` exited {rc}: {output.strip()[-500:]}")
+        self.command, self.rc, self.output = command, rc, output
+
+
+class SSHDriver(NetworkDriver):  # type: ignore[misc]
+    """Base for drivers that manage a Linux-based NOS over SSH."""
+
+    netmiko_device_type = "linux"
+    workdir = "/var/lib/fabricgen"
+
+    def __init__(
+        self,
+        hostname: str,
+        username: str,
+        password: str,
+        timeout: int = 60,
+        optional_args: dict[str, Any] | None = None,
+    ) -> None:
+        args = dict(optional_args or {})
+        self.hostname = hostname
+        self.username = username
+        self.password = password
+        self.timeout = timeout
+        self.port = int(args.pop("port", 22))
+        self.key_file: str | None = args.pop("key_file", None)
+        self.known_hosts: str | None = args.pop("known_hosts", None)
+        self.ssh_strict: bool = bool(args.pop("ssh_strict", True))
+        self.sock_factory = args.pop("sock_factory", None)
+        self.workdir = str(args.pop("workdir", self.workdir))
+        self.force_no_enable = True
+        self.use_canonical_interface = False
+        self.device: Any = None
+        self._candidate: str | None = None
+
+    # ------------------------------------------------------------------ connection
+    def open(self) -> None:
+        from netmiko import ConnectHandler
+        from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException
+
+        if self.ssh_strict and not self.known_hosts:
+            raise ConnectionException(f"{self.hostname}: no known_hosts file to verify the host key against")
+        kwargs: dict[str, Any] = {
+            "device_type": self.netmiko_device_type,
+            "host": self.hostname,
+            "port": self.port,
+            "username": self.username,
+            "password": self.password or None,
+            "use_keys": bool(self.key_file),
+            "key_file": self.key_file,
+            "allow_agent": False,
+            "ssh_strict": self.ssh_strict,
+            "alt_host_keys": bool(self.known_hosts),
+            "alt_key_file": self.known_hosts or "",
+            "timeout": self.timeout,
+            "conn_timeout": min(self.timeout, 10),
+            "fast_cli": True,
+        }
+        try:
+            if self.sock_factory is not None:
+                kwargs["sock"] = self.sock_factory()
+            self.device = ConnectHandler(**kwargs)
+        except (NetmikoTimeoutException, NetmikoAuthenticationException, OSError) as exc:
+            msg = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, [self.password])
+            raise ConnectionException(f"cannot connect to {self.hostname}: {msg}") from None
+        except Exception as exc:  # paramiko's BadHostKeyException / SSHException for a rejected key
+            msg = redact(str(exc), [self.password])
+            raise ConnectionException(f"cannot connect to {self.hostname}: {type(exc).__name__}: {msg}") from None
+
+    def close(self) -> None:
+        if self.device is not None:
+            try:
+                self.device.disconnect()
+            finally:
+                self.device = None
+
+    def is_alive(self) -> dict[str, bool]:
+        transport = self._transport(required=False)
+        return {"is_alive": bool(transport is not None and transport.is_active())}
+
+    def _transport(self, required: bool = True) -> Any:
+        conn = getattr(self.device, "remote_conn_pre", None)
+        transport = conn.get_transport() if conn is not None else None
+        if transport is None and required:
+            raise ConnectionException(f"{self.hostname}: not connected")
+        return transport
+
+    # ------------------------------------------------------------------ primitives (recorded output replaces these)
+    def _exec(self, command: str, timeout: float | None = None) -> tuple[int, str]:
+        """Run ``command`` in an exec channel; return (exit status, stdout+stderr)."""
+        chan = self._transport().open_session()
+        try:
+            chan.settimeout(timeout or self.timeout)
+            chan.set_combine_stderr(True)
+            chan.exec_command(command)
+            chunks = []
+            while True:
+                data = chan.recv(65536)
+                if not data:
+                    break
+                chunks.append(data)
+            rc = chan.recv_exit_status()
+        finally:
+            chan.close()
+        return rc, b"".join(chunks).decode("utf-8", errors="replace")
+
+    def _run(self, command: str, timeout: float | None = None) -> str:
+        rc, out = self._exec(command, timeout)
+        if rc != 0:
+            raise CommandError(command, rc, out)
+        return out
+
+    def _put(self, path: str, text: str, mode: int = 0o600) -> None:
+        sftp = self.device.remote_conn_pre.open_sftp()
+        try:
+            with sftp.open(path, "w") as f:
+                f.write(text.encode())
+            sftp.chmod(path, mode)
+        finally:
+            sftp.close()
+
+    def _path(self, name: str) -> str:
+        return shlex.quote(f"{self.workdir}/{name}")
+
+    def cli(self, commands: list[str], encoding: str = "text") -> dict[str, str]:
+        return {c: self._exec(c)[1] for c in commands}
+
+    # ------------------------------------------------------------------ commit-confirm emulation (detached timer)
+    def _start_timer(self, revert_command: str, revert_in: int) -> None:
+        """Start ``sleep revert_in; revert_command`` detached on the device and record its pid in pending.json."""
+        wd = shlex.quote(self.workdir)
+        script = f"sleep {int(revert_in)}; ({revert_command}) > {wd}/revert.log 2>&1; rm -f {wd}/pending.json"
+        pid = self._run(
+            f"rm -f {wd}/revert.log; setsid nohup sh -c {shlex.quote(script)} {TIMER_MARKER} "
+            "</dev/null >/dev/null 2>&1 & echo $!"
+        ).strip()
+        record = {"pid": int(pid), "deadline": time.time() + int(revert_in), "revert_in": int(revert_in)}
+        self._put(f"{self.workdir}/pending.json", json.dumps(record))
+
+    def _pending(self) -> dict[str, Any] | None:
+        rc, out = self._exec(f"cat {self._path('pending.json')} 2>/dev/null")
+        if rc != 0 or not out.strip():
+            return None
+        try:
+            record: dict[str, Any] = json.loads(out)
+        except ValueError:
+            return None
+        return record
+
+    def _timer_alive(self, pid: int) -> bool:
+        rc, out = self._exec(f"tr '\\0' ' ' < /proc/{int(pid)}/cmdline 2>/dev/null")
+        return rc == 0 and TIMER_MARKER in out
+
+
+    def has_pending_commit(self) -> bool:
+        record = self._pending()
+        return bool(record and self._timer_alive(int(record["pid"])))
+
+    def _cancel_timer(self) -> bool:
+        record = self._pending()
+        if not record:
+            return False
+        pid = int(record["pid"])
+        alive = self._timer_alive(pid)
+        if alive:
+            # the timer is `sh` in its own session (setsid): end that session's process group, recorded pid only
+            self._exec(f"kill -TERM -- -{pid} 2>/dev/null || kill -TERM {pid}")
+        self._exec(f"rm -f {self._path('pending.json')}")
+        return alive
+

@@ -1,0 +1,326 @@
+"""NAPALM driver for Linux + FRR switches (the lab, and FRR-routed NOSes configured through frr.conf).
+
+Configuration is replaced whole, as NAPALM's ``load_replace_candidate`` means:
+
+* ``load_replace_candidate`` uploads the file and checks it with ``vtysh --dryrun`` (no daemon touched);
+* ``compare_config`` is ``frr-reload.py --test``: the commands that would turn the running configuration into
+  the candidate, minus lines that FRR's ``datacenter`` profile treats as defaults (they are never echoed by
+  ``show running-config`` and would otherwise show up as a change forever). A failed test raises: its output
+  is never applied;
+* ``commit_config(revert_in=N)`` saves the running configuration as ``rollback-0.conf``, applies the candidate
+  with ``frr-reload.py --reload``, and starts a detached timer on the device (``sleep N`` then reload
+  ``rollback-0.conf``) whose pid and deadline are recorded in ``pending.json``;
+* ``has_pending_commit`` checks explicitly that the recorded timer process is alive *and* is our timer
+  (its command line carries a marker), so a vanished or recycled pid never reads as "pending";
+* ``confirm_commit`` kills that timer and saves the configuration (``write memory``);
+* ``rollback`` cancels a pending timer and restores ``rollback-0.conf`` at once.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from napalm.base.exceptions import CommitError, MergeConfigException, ReplaceConfigException
+
+from fabricgen.deploy.drivers.base import CommandError, SSHDriver  # noqa: F401 - CommandError re-exported
+
+FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
+
+DATACENTER_DEFAULTS = frozenset(
+    {
+        ("router bgp", "no bgp ebgp-requires-policy"),
+        ("router bgp", "bgp log-neighbor-changes"),
+        ("router bgp", "bgp deterministic-med"),
+        ("router bgp", "bgp default ipv4-unicast"),
+        ("router bgp", "timers bgp 3 9"),
+        ("", "frr defaults datacenter"),
+    }
+)
+"""(context keyword, line) pairs that FRR 8.4's ``datacenter`` profile applies by default and never echoes."""
+
+
+def is_default(context: tuple[str, ...], line: str) -> bool:
+    """Whether ``line`` under ``context`` is a profile default FRR does not echo.
+
+    >>> is_default(("router bgp 65001",), "no bgp ebgp-requires-policy")
+    True
+    >>> is_default(("router bgp 65001",), "no bgp network import-check")
+    False
+    """
+    head = " ".join(context[0].split()[:2]) if context else ""
+    return (head, " ".join(line.split())) in DATACENTER_DEFAULTS
+
+
+def parse_reload_test(output: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """Parse ``frr-reload.py --test --stdout`` into (lines to delete, lines to add), each a context path.
+
+    >>> out = "\\nLines To Delete\\n===============\\nrouter bgp 1\\n neighbor 10.0.0.1 remote-as 2\\n" \\
+    ...       "\\nLines To Add\\n============\\ninterface swp1\\n ip address 10.0.0.0/31\\n"
+    >>> parse_reload_test(out)
+    ([('router bgp 1', 'neighbor 10.0.0.1 remote-as 2')], [('interface swp1', 'ip address 10.0.0.0/31')])
+    """
+    sections: dict[str, list[tuple[str, ...]]] = {"delete": [], "add": []}
+    current: str | None = None
+    item: list[str] = []
+
+    def flush() -> None:
+        if current is not None and item:
+            sections[current].append(tuple(x.strip() for x in item))
+
+    for raw in output.splitlines():
+        line = raw.rstrip()
+        if line.startswith("Lines To Delete"):
+            flush()
+            current, item = "delete", []
+            continue
+        if line.startswith("Lines To Add"):
+            flush()
+            current, item = "add", []
+            continue
+        if current is None or not line or set(line) == {"="}:
+            continue
+        if not line.startswith(" "):
+            flush()
+            item = [line]
+        else:
+            item.append(line)
+    flush()
+    return sections["delete"], sections["add"]
+
+
+def _significant(paths: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Drop bare context openers that only precede their own lines, and profile defaults."""
+    out = []
+    for i, p in enumerate(paths):
+        if is_default(p[:-1], p[-1]):
+            continue
+        if len(p) == 1 and any(q[: len(p)] == p and len(q) > 1 for q in paths[i + 1 :]):
+            continue
+        out.append(p)
+    return out
+
+
+def format_paths(deletes: list[tuple[str, ...]], adds: list[tuple[str, ...]]) -> str:
+    lines: list[str] = []
+    for sign, paths in (("-", deletes), ("+", adds)):
+        for p in paths:
+            lines.append(f"{sign} {' / '.join(p)}")
+    return "\n".join(lines)
+
+
+class FrrDriver(SSHDriver):
+    """Linux + FRR over SSH (netmiko ``linux``), following NAPALM's NetworkDriver contract."""
+
+    workdir = "/etc/frr/fabricgen"
+
+    # ------------------------------------------------------------------ candidate
+    def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        if filename is not None:
+            with open(filename) as f:
+                config = f.read()
+        if config is None:
+            raise ReplaceConfigException("load_replace_candidate needs a filename or a config")
+        self._run(f"mkdir -p {shlex.quote(self.workdir)} && chmod 700 {shlex.quote(self.workdir)}")
+        self._put(f"{self.workdir}/candidate.conf", config)
+        rc, out = self._exec(f"vtysh --dryrun -f {self._path('candidate.conf')}")
+        if rc != 0:
+            self._exec(f"rm -f {self._path('candidate.conf')}")
+            raise ReplaceConfigException(f"candidate rejected by vtysh --dryrun: {out.strip()[-400:]}")
+        self._candidate = config
+
+    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        raise MergeConfigException("the frr driver replaces the whole configuration; use load_replace_candidate")
+
+    def _reload_test(self, path: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        rc, out = self._exec(f"{FRR_RELOAD} --test --stdout {path} 2>/dev/null")
+        if rc != 0:
+            raise ReplaceConfigException(f"frr-reload.py --test failed ({rc}); nothing applied: {out.strip()[-400:]}")
+        deletes, adds = parse_reload_test(out)
+        return _significant(deletes), _significant(adds)
+
+    def compare_config(self) -> str:
+        if self._candidate is None:
+            return ""
+        deletes, adds = self._reload_test(self._path("candidate.conf"))
+        return format_paths(deletes, adds)
+
+    def discard_config(self) -> None:
+        self._exec(f"rm -f {self._path('candidate.conf')}")
+        self._candidate = None
+
+    # ------------------------------------------------------------------ commit / confirm / rollback
+    def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        if self._candidate is None:
+            raise CommitError("no candidate loaded")
+        if self.has_pending_commit():
+            raise CommitError("a commit-confirm is already pending on this device")
+        self._reload_test(self._path("candidate.conf"))  # never apply after a failed test
+        self._run(f"vtysh -c 'show running-config' | sed -e '/^Building config/d' -e '/^Current configuration:/d'"
+                  f" > {self._path('rollback-0.conf')}.tmp && "
+                  f"mv {self._path('rollback-0.conf')}.tmp {self._path('rollback-0.conf')}")
+        rc, _out = self._exec(f"{FRR_RELOAD} --reload --stdout {self._path('candidate.conf')} 2>&1", timeout=120)
+        if rc != 0:
+            self._exec(f"{FRR_RELOAD} --reload {self._path('rollback-0.conf')} >/dev/null 2>&1", timeout=120)
+            raise CommitError(f"frr-reload.py --reload failed ({rc}); previous configuration restored")
+        if revert_in is None:
+            self._run("vtysh -c 'write memory' >/dev/null")
+            self._candidate = None
+            return
+        wd = shlex.quote(self.workdir)
+        self._start_timer(f"{FRR_RELOAD} --reload {wd}/rollback-0.conf && vtysh -c 'write memory'", revert_in)
+        self._candidate = None
+
+    def confirm_commit(self) -> None:
+        if not self._cancel_timer():
+            raise CommitError("no pending commit-confirm found (the revert timer may already have fired)")
+        rc, _ = self._exec(f"test -e {self._path('revert.log')}")
+        if rc == 0:
+            raise CommitError("the revert timer fired while confirming; the previous configuration is running")
+        self._run("vtysh -c 'write memory' >/dev/null")
+
+    def rollback(self) -> None:
+        self._cancel_timer()
+        rc, _ = self._exec(f"test -s {self._path('rollback-0.conf')}")
+        if rc != 0:
+            raise CommitError("nothing to roll back to (no rollback-0.conf on the device)")
+        rc, out = self._exec(f"{FRR_RELOAD} --reload {self._path('rollback-0.conf')} 2>&1", timeout=120)
+        if rc != 0:
+            raise CommitError(f"rollback failed ({rc}): {out.strip()[-300:]}")
+        self._run("vtysh -c 'write memory' >/dev/null")
+
+    # ------------------------------------------------------------------ getters
+    def get_config(
+        self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
+    ) -> dict[str, str]:
+        out = {"running": "", "candidate": "", "startup": ""}
+        if retrieve in ("all", "running"):
+            out["running"] = self._run("vtysh -c 'show running-config'")
+        if retrieve in ("all", "candidate"):
+            out["candidate"] = self._candidate or ""
+        if retrieve in ("all", "startup"):
+            out["startup"] = self._exec("cat /etc/frr/frr.conf 2>/dev/null")[1]
+        return out
+
+    def get_facts(self) -> dict[str, Any]:
+        out = self._run("hostname; cut -d' ' -f1 /proc/uptime; vtysh -c 'show version' | head -1; ls /sys/class/net")
+        lines = out.splitlines()
+        return {
+            "hostname": lines[0].strip(),
+            "fqdn": lines[0].strip(),
+            "uptime": float(lines[1]),
+            "vendor": "FRRouting",
+            "model": "Linux",
+            "os_version": lines[2].strip(),
+            "serial_number": "",
+            "interface_list": sorted(x for x in " ".join(lines[3:]).split() if x),
+        }
+
+    def get_interfaces(self) -> dict[str, dict[str, Any]]:
+        links = json.loads(self._run("ip -j -d link show"))
+        speeds = self._exec(
+            "for i in /sys/class/net/*; do "
+            "printf '%s %s\\n' \"${i##*/}\" \"$(cat $i/speed 2>/dev/null || echo -1)\"; done"
+        )[1]
+        return parse_ip_link(links, speeds)
+
+    def get_bgp_neighbors(self) -> dict[str, dict[str, Any]]:
+        return parse_bgp_neighbors(json.loads(self._run("vtysh -c 'show bgp vrf all neighbors json'") or "{}"))
+
+    def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        return parse_lldpcli_json0(json.loads(self._run("lldpcli -f json0 show neighbors") or "{}"))
+
+
+# ---------------------------------------------------------------------- parsers (pure; shared with sonic)
+
+
+VIRTUAL_KINDS = frozenset({"veth", "bridge", "dummy", "vxlan", "vrf", "tun", "macvlan", "ipvlan"})
+
+
+def parse_ip_link(links: list[dict[str, Any]], speeds: str) -> dict[str, dict[str, Any]]:
+    """``ip -j -d link show`` plus ``name speed`` lines → NAPALM interfaces; speed −1.0 where none is reported
+    or the interface is virtual (a veth says 10000 whatever it carries)."""
+    speed_of: dict[str, float] = {}
+    for line in speeds.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                speed_of[parts[0]] = float(parts[1])
+            except ValueError:
+                speed_of[parts[0]] = -1.0
+    out: dict[str, dict[str, Any]] = {}
+    for link in links:
+        name = link["ifname"]
+        flags = link.get("flags", [])
+        # veth, bridge, dummy, …: the kernel reports a nominal speed (10G for veth) that means nothing
+        virtual = (link.get("linkinfo") or {}).get("info_kind") in VIRTUAL_KINDS or link.get("link_type") == "loopback"
+        out[name] = {
+            "is_up": link.get("operstate") in ("UP", "UNKNOWN") and "LOWER_UP" in flags,
+            "is_enabled": "UP" in flags,
+            "description": link.get("ifalias", ""),
+            "last_flapped": -1.0,
+            "speed": -1.0 if virtual or speed_of.get(name, -1.0) <= 0 else speed_of[name],
+            "mtu": int(link.get("mtu", 0)),
+            "mac_address": str(link.get("address", "")).upper(),
+        }
+    return out
+
+
+def parse_bgp_neighbors(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``show bgp vrf all neighbors json`` (FRR 8.x) → NAPALM's get_bgp_neighbors shape."""
+    out: dict[str, dict[str, Any]] = {}
+    for vrf, body in data.items():
+        if not isinstance(body, dict):
+            continue
+        peers: dict[str, Any] = {}
+        router_id = ""
+        for key, nbr in body.items():
+            if not isinstance(nbr, dict) or "remoteAs" not in nbr:
+                continue
+            router_id = router_id or str(nbr.get("localRouterId", ""))
+            families: dict[str, dict[str, int]] = {}
+            for af, info in (nbr.get("addressFamilyInfo") or {}).items():
+                name = {"ipv4Unicast": "ipv4", "ipv6Unicast": "ipv6"}.get(af, af)
+                families[name] = {
+                    "received_prefixes": int(info.get("acceptedPrefixCounter", 0)),
+                    "accepted_prefixes": int(info.get("acceptedPrefixCounter", 0)),
+                    "sent_prefixes": int(info.get("sentPrefixCounter", 0)),
+                }
+            up = nbr.get("bgpState") == "Established"
+            peers[key] = {
+                "local_as": int(nbr.get("localAs", 0)),
+                "remote_as": int(nbr["remoteAs"]),
+                "remote_id": str(nbr.get("remoteRouterId", "")),
+                "is_up": up,
+                "is_enabled": str(nbr.get("adminShutDown", "")).lower() != "true",
+                "description": str(nbr.get("nbrDesc", "")),
+                "uptime": int(nbr.get("bgpTimerUpMsec", 0)) // 1000 if up else -1,
+                "address_family": families,
+            }
+        out["global" if vrf == "default" else vrf] = {"router_id": router_id, "peers": peers}
+    return out
+
+
+def parse_lldpcli_json0(data: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
+    """``lldpcli -f json0 show neighbors`` → {local port: [{hostname, port}]}.
+
+    The remote port is the port *ID* when its subtype is an interface name (or local), else the port
+    description: some NOSes send a MAC as port ID and the name only as description (napalm#771).
+    """
+    out: dict[str, list[dict[str, str]]] = {}
+    for lldp in data.get("lldp", []):
+        for iface in lldp.get("interface", []):
+            hostname = ""
+            for chassis in iface.get("chassis", []):
+                for n in chassis.get("name", []):
+                    hostname = n.get("value", hostname)
+            port = ""
+            for p in iface.get("port", []):
+                ids = p.get("id", [{}])
+                descr = (p.get("descr") or [{}])[0].get("value", "")
+                pid = ids[0] if ids else {}
+                by_name = pid.get("type") in ("ifname", "local")
+                port = pid.get("value", "") if by_name else (descr or pid.get("value", ""))
+            out.setdefault(iface["name"], []).append({"hostname": hostname, "port": port})
+    return out

@@ -1,0 +1,170 @@
+"""Live state against intent: BGP sessions, LLDP neighbours and interfaces, as the cabling plan implies them.
+
+Only what the targets can show is checked: a port whose peer is not among the targets (a GPU node, or a switch
+outside a lab slice) is counted as out of scope, not failed. Interface names are normalised before comparing
+(``Eth1/1`` and ``Ethernet1/1`` are one port; a neighbour that reports a port description instead of the
+port name is matched on the description too). Virtual interfaces report no speed: that is said, not faked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fabricgen.topology.model import Fabric
+
+
+@dataclass
+class Check:
+    kind: str  # bgp | lldp | interface
+    subject: str  # "swp33 → spine1:swp1" or "10.128.6.0 (spine1)"
+    ok: bool
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "subject": self.subject, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass
+class DeviceVerdict:
+    device: str
+    checks: list[Check] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+
+def normalize_ifname(name: str) -> str:
+    """Canonical interface name for comparisons (netutils' long names, lower-case).
+
+    >>> normalize_ifname("Eth1/1"), normalize_ifname("Ethernet1/1"), normalize_ifname("swp1")
+    ('ethernet1/1', 'ethernet1/1', 'swp1')
+    """
+    try:
+        from netutils.interface import canonical_interface_name
+
+        name = canonical_interface_name(name.strip())
+    except Exception:  # netutils missing or a name it does not know
+        name = name.strip()
+    return name.lower()
+
+
+def normalize_host(name: str) -> str:
+    """``Leaf1.dc1.example.`` → ``leaf1``."""
+    return name.strip().rstrip(".").split(".")[0].lower()
+
+
+def _ip(address: str | None) -> str | None:
+    return address.split("/")[0] if address else None
+
+
+def expected_sessions(fabric: Fabric, device: str, scope: set[str]) -> dict[str, tuple[str, int]]:
+    """Peer address → (peer device, peer ASN) for every cabled switch peer in ``scope``."""
+    sw = fabric.switches[device]
+    out: dict[str, tuple[str, int]] = {}
+    for port in sw.ports:
+        peer = fabric.switches.get(port.peer_device)
+        if peer is None or port.peer_device not in scope:
+            continue
+        peer_port = fabric.port(port.peer_device, port.peer_port)
+        addr = _ip(peer_port.address if peer_port else None)
+        if addr:
+            out[addr] = (peer.name, peer.asn)
+    return out
+
+
+def check_bgp(
+    fabric: Fabric, device: str, scope: set[str], bgp: dict[str, Any], require_up: set[str] | None = None
+) -> list[Check]:
+    """Every implied session present with the right peer ASN; Established when its peer is in ``require_up``
+    (default: every peer in scope)."""
+    peers = (bgp.get("global") or {}).get("peers", {})
+    checks = []
+    for addr, (peer, asn) in sorted(expected_sessions(fabric, device, scope).items()):
+        subject = f"{addr} ({peer}, AS {asn})"
+        got = peers.get(addr)
+        if got is None:
+            checks.append(Check("bgp", subject, False, "no such neighbour configured"))
+            continue
+        if int(got.get("remote_as", 0)) != asn:
+            checks.append(Check("bgp", subject, False, f"peer ASN is {got.get('remote_as')}, cabling implies {asn}"))
+            continue
+        must_be_up = require_up is None or peer in require_up
+        if got.get("is_up"):
+            checks.append(Check("bgp", subject, True, "Established"))
+        elif must_be_up:
+            checks.append(Check("bgp", subject, False, "not Established"))
+        else:
+            checks.append(Check("bgp", subject, True, "configured; peer not at intended config yet"))
+    return checks
+
+
+def check_lldp(fabric: Fabric, device: str, scope: set[str], lldp: dict[str, list[dict[str, str]]]) -> list[Check]:
+    by_port = {normalize_ifname(k): v for k, v in lldp.items()}
+    checks = []
+    for port in fabric.switches[device].ports:
+        if port.peer_device not in scope:
+            continue
+        subject = f"{port.name} → {port.peer_device}:{port.peer_port}"
+        neighbours = by_port.get(normalize_ifname(port.name), [])
+        if not neighbours:
+            checks.append(Check("lldp", subject, False, "no LLDP neighbour"))
+            continue
+        want_host, want_port = normalize_host(port.peer_device), normalize_ifname(port.peer_port)
+        match = [
+            n for n in neighbours
+            if normalize_host(n.get("hostname", "")) == want_host and normalize_ifname(n.get("port", "")) == want_port
+        ]
+        if match:
+            checks.append(Check("lldp", subject, True))
+        else:
+            seen = ", ".join(f"{n.get('hostname')}:{n.get('port')}" for n in neighbours)
+            checks.append(Check("lldp", subject, False, f"sees {seen}"))
+    return checks
+
+
+def check_interfaces(fabric: Fabric, device: str, scope: set[str], ifaces: dict[str, dict[str, Any]]) -> list[Check]:
+    by_name = {normalize_ifname(k): v for k, v in ifaces.items()}
+    mtu = fabric.settings.switch_mtu
+    checks = []
+    for port in fabric.switches[device].ports:
+        if port.peer_device not in scope:
+            continue
+        got = by_name.get(normalize_ifname(port.name))
+        if got is None:
+            checks.append(Check("interface", port.name, False, "interface missing"))
+            continue
+        problems = []
+        if not got.get("is_up"):
+            problems.append("down" if got.get("is_enabled") else "admin down")
+        if int(got.get("mtu", 0)) != mtu:
+            problems.append(f"MTU {got.get('mtu')} (intended {mtu})")
+        speed = float(got.get("speed", -1.0))
+        note = ""
+        if speed <= 0:
+            note = f"speed not reported (virtual interface); intended {port.speed}G"
+        elif int(speed) != port.speed * 1000:
+            problems.append(f"speed {speed / 1000:g}G (intended {port.speed}G)")
+        checks.append(Check("interface", port.name, not problems, "; ".join(problems) or note or "up"))
+    return checks
+
+
+def out_of_scope(fabric: Fabric, device: str, scope: set[str]) -> int:
+    return sum(1 for p in fabric.switches[device].ports if p.peer_device not in scope)
+
+
+def verify_device(fabric: Fabric, device: str, scope: set[str], driver: Any) -> DeviceVerdict:
+    verdict = DeviceVerdict(device)
+    verdict.checks += check_bgp(fabric, device, scope, driver.get_bgp_neighbors())
+    verdict.checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors())
+    verdict.checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
+    skipped = out_of_scope(fabric, device, scope)
+    if skipped:
+        verdict.notes.append(f"{skipped} port(s) face devices outside the targets (not checked)")
+    return verdict

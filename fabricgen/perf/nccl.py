@@ -1,0 +1,432 @@
+"""Read nccl-tests output (``all_reduce_perf`` and friends) into data.
+
+The format, as nccl-tests prints it (``src/common.cu``/``util.cu``)::
+
+    # nccl-tests version 2.17.6 nccl-headers=22703 nccl-library=22703      (newer versions only)
+    # Collective test starting: all_reduce_perf                            (newer versions only)
+    # nThread 1 nGpus 1 minBytes 1048576 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 ...
+    #
+    # Using devices
+    #  Rank  0 Group  0 Pid  12345 on      gpu01 device  0 [0x18] NVIDIA H100 80GB HBM3
+    ...
+    #
+    #                                                              out-of-place                       in-place
+    #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+    #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+         1048576        262144     float     sum      -1    63.42   16.53   30.99      0    62.10   16.89   31.65      0
+    ...
+    # Out of bounds values : 0 OK
+    # Avg bus bandwidth    : 123.456
+    #
+
+One file may hold several runs (a sweep appended to one log); each starts at its ``# nThread`` line.
+Lines that are not part of the format (NCCL INFO/WARN, ``NCCL version``, shell noise, ``mpirun
+--tag-output`` prefixes are stripped) are skipped. Anything that makes a run unreadable — no header, no
+rank lines, a row that does not fit the table, a missing footer (a truncated log) — raises
+:class:`NcclLogError` naming the file and line; nothing else is ever raised for bad input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from fabricgen.perf.model import Collective
+
+TYPE_BYTES = {
+    "int8": 1, "uint8": 1, "char": 1, "f8e4m3": 1, "f8e5m2": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
+    "half": 2, "float16": 2, "bfloat16": 2, "bf16": 2,
+    "int32": 4, "uint32": 4, "int": 4, "float": 4, "float32": 4,
+    "int64": 8, "uint64": 8, "double": 8, "float64": 8,
+}  # fmt: skip
+"""Element size by nccl-tests type name."""
+
+PROGRAMS = {
+    "all_reduce": Collective.ALL_REDUCE,
+    "allreduce": Collective.ALL_REDUCE,
+    "all_gather": Collective.ALL_GATHER,
+    "allgather": Collective.ALL_GATHER,
+    "reduce_scatter": Collective.REDUCE_SCATTER,
+    "reducescatter": Collective.REDUCE_SCATTER,
+    "alltoall": Collective.ALL_TO_ALL,
+    "all_to_all": Collective.ALL_TO_ALL,
+}
+"""Test program stems (``all_reduce_perf`` → ``all_reduce``) of the collectives the model knows."""
+
+_TAG = re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:")
+_HEADER = re.compile(r"^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)(?:\s+minBytes\s+(\d+))?(?:\s+maxBytes\s+(\d+))?")
+_RANK = re.compile(
+    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$"
+)
+_PROGRAM = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
+_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)")
+_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)")
+_STEMS = sorted(PROGRAMS, key=len, reverse=True)
+
+
+class NcclLogError(ValueError):
+    """A log that cannot be read; ``file`` and ``line`` (1-based) say where."""
+
+    def __init__(self, file: str, line: int, message: str) -> None:
+        self.file, self.line, self.message = file, line, message
+        super().__init__(f"{file}:{line}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class RankInfo:
+    rank: int
+    group: int
+    pid: int
+    host: str
+    device: int
+    bus: str
+    gpu_name: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One placement (out-of-place or in-place) of a row: time in µs, bandwidths in GB/s."""
+
+    time_us: float
+    algbw: float
+    busbw: float
+    wrong: int | None  # None: "N/A" (validation off)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    size: int
+    count: int
+    dtype: str
+    redop: str
+    root: int
+    out_of_place: Measure | None
+    in_place: Measure | None
+    line: int
+
+    @property
+    def busbw(self) -> float:
+        """The better of the two placements."""
+        return max(m.busbw for m in (self.out_of_place, self.in_place) if m is not None)
+
+    @property
+    def wrong(self) -> int:
+        return sum(m.wrong or 0 for m in (self.out_of_place, self.in_place) if m is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class NcclRun:
+    file: str
+    line: int  # the "# nThread" line
+    program: str | None  # "all_reduce_perf" when the log says so
+    nthread: int
+    ngpus: int
+    min_bytes: int | None
+    max_bytes: int | None
+    ranks: tuple[RankInfo, ...]
+    rows: tuple[Row, ...]
+    out_of_bounds: int | None
+    avg_busbw: float
+    end_line: int
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """Hostnames in rank order, each once."""
+        return tuple(dict.fromkeys(r.host for r in self.ranks))
+
+    def collective(self) -> Collective | None:
+        """The collective, from the program name, the file name, or the table itself; None when unknown
+        (broadcast, reduce, sendrecv …) or ambiguous (``redop none``: all-gather or all-to-all)."""
+        for hint in (self.program or "", self.file.rsplit("/", 1)[-1]):
+            found = program_collective(hint)
+            if found is not None:
+                return found
+        row = self.rows[-1]
+        if row.root >= 0:
+            return None
+        width = TYPE_BYTES.get(row.dtype)
+        if row.redop == "none" or width is None or row.count == 0:
+            return None
+        if row.count * width == row.size:
+            return Collective.ALL_REDUCE
+        if row.count * width * len(self.ranks) == row.size:
+            return Collective.REDUCE_SCATTER
+        return None
+
+
+def program_collective(name: str) -> Collective | None:
+    """``all_reduce_perf`` or ``logs/alltoall_perf-2n.log`` → the collective, if the name says.
+
+    >>> program_collective("all_reduce_perf"), program_collective("run-alltoall-2n.log"), program_collective("x")
+    (<Collective.ALL_REDUCE: 'all_reduce'>, <Collective.ALL_TO_ALL: 'all_to_all'>, None)
+    """
+    low = name.lower().replace("-", "_")
+    for stem in _STEMS:
+        if stem in low:
+            return PROGRAMS[stem]
+    return None
+
+
+# --------------------------------------------------------------------------- formatting (the inverse)
+
+
+def _time_str(us: float) -> str:
+    """nccl-tests' time column: ``%7.0f`` from 10 ms, ``%7.1f`` from 100 µs, ``%7.2f`` below."""
+    if us >= 10000.0:
+        return f"{us:7.0f}"
+    if us >= 100.0:
+        return f"{us:7.1f}"
+    return f"{us:7.2f}"
+
+
+def table_header() -> str:
+    """The three table header lines as nccl-tests 2.x prints them."""
+    pad = " " * 62
+    return "\n".join(
+        (
+            "#" + pad + "out-of-place                       in-place          ",
+            "#       size         count      type   redop    root"
+            "     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+            "#        (B)    (elements)                        "
+            "       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ",
+        )
+    )
+
+
+def format_row(row: Row) -> str:
+    """One result row exactly as nccl-tests 2.x prints it: ``%12li  %12li  %8s  %6s  %6i``, then per
+    placement ``  %7s  %6.2f  %6.2f  %5g`` (``  N/A`` without validation; blanks when not run)."""
+    out = f"{row.size:12d}  {row.count:12d}  {row.dtype:>8s}  {row.redop:>6s}  {row.root:6d}"
+    for m in (row.out_of_place, row.in_place):
+        if m is None:
+            out += " " * 31
+            continue
+        wrong = "  N/A" if m.wrong is None else f"{m.wrong:5d}"
+        out += f"  {_time_str(m.time_us)}  {m.algbw:6.2f}  {m.busbw:6.2f}  {wrong}"
+    return out
+
+
+def format_rank(r: RankInfo) -> str:
+    """A device line as nccl-tests prints it."""
+    return (
+        f"#  Rank {r.rank:2d} Group {r.group:2d} Pid {r.pid:6d} on {r.host:>10s} device {r.device:2d} "
+        f"[{r.bus}] {r.gpu_name}"
+    )
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _int(token: str) -> int:
+    if not re.fullmatch(r"-?\d+", token):
+        raise ValueError(token)
+    return int(token)
+
+
+def _num(token: str) -> float:
+    value = float(token)
+    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+        raise ValueError(token)
+    return value
+
+
+def _measure(tokens: list[str], names: list[str]) -> Measure:
+    values = dict(zip(names, tokens, strict=True))
+    wrong = values.get("#wrong", "N/A")
+    time_key = "time" if "time" in values else "cputime"
+    return Measure(
+        _num(values[time_key]), _num(values["algbw"]), _num(values["busbw"]), None if wrong == "N/A" else _int(wrong)
+    )
+
+
+class _Table:
+    """Column layout from the ``# size count type …`` header line."""
+
+    def __init__(self, header: list[str]) -> None:
+        self.names = header
+        self.timestamp = "timestamp" in header
+        cols = [h for h in header if h != "timestamp"]
+        if cols[:5] != ["size", "count", "type", "redop", "root"]:
+            raise ValueError("the table must start with size count type redop root")
+        self.cols = cols
+        rest = cols[5:]
+        starts = [i for i, name in enumerate(rest) if name in ("time", "cputime")]
+        if not starts:
+            raise ValueError("the table has no time column")
+        self.groups: list[list[str]] = []
+        for k, s in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(rest)
+            self.groups.append(rest[s:end])
+        for g in self.groups:
+            if "algbw" not in g or "busbw" not in g:
+                raise ValueError("each placement needs algbw and busbw columns")
+
+    def row(self, text: str, line: int) -> Row:
+        tokens = text.split()
+        if self.timestamp and len(tokens) >= 2 and re.fullmatch(r"\d{2}:\d{2}:\d{2}", tokens[-1]):
+            tokens = tokens[:-2]
+        full = 5 + sum(len(g) for g in self.groups)
+        in_place_only = 5 + len(self.groups[-1])  # trace replay prints only the in-place columns
+        if len(tokens) not in (full, in_place_only) or len(self.groups) > 2:
+            raise ValueError(f"{len(tokens)} columns where the table has {full}")
+        size, count = _int(tokens[0]), _int(tokens[1])
+        dtype, redop, root = tokens[2], tokens[3], _int(tokens[4])
+        if size < 0 or count < 0:
+            raise ValueError("negative size or count")
+        measures: list[Measure | None] = []
+        if len(tokens) == full:
+            pos = 5
+            for g in self.groups:
+                measures.append(_measure(tokens[pos : pos + len(g)], g))
+                pos += len(g)
+        else:
+            measures.append(_measure(tokens[5:], self.groups[-1]))
+        if len(self.groups) == 2 and len(measures) == 2:
+            oop, ip = measures
+        elif len(self.groups) == 2:
+            oop, ip = None, measures[0]
+        else:
+            oop, ip = measures[0], None
+        return Row(size, count, dtype, redop, root, oop, ip, line)
+
+
+def _lines(text: Iterable[str]) -> Iterator[tuple[int, str]]:
+    for number, raw in enumerate(text, start=1):
+        line = _TAG.sub("", raw.rstrip("\r\n"))
+        yield number, line
+
+
+def parse_log(text: str | Iterable[str], file: str = "<log>") -> list[NcclRun]:
+    """Every run in one nccl-tests log. Raises :class:`NcclLogError` (and nothing else) when a run cannot
+    be read: the first problem, with its line."""
+    lines: Iterable[str] = text.splitlines() if isinstance(text, str) else text
+    runs: list[NcclRun] = []
+    state = "seek"
+    program: str | None = None
+    pending_program: str | None = None
+    start = 0
+    header: tuple[int, int, int | None, int | None] = (0, 0, None, None)
+    ranks: list[RankInfo] = []
+    rows: list[Row] = []
+    table: _Table | None = None
+    oob: int | None = None
+    last = 0
+    saw_anything = False
+
+    def fail(line: int, message: str) -> NcclLogError:
+        return NcclLogError(file, line, message)
+
+    for number, line in _lines(lines):
+        last = number
+        stripped = line.strip()
+        if "\x00" in line:
+            raise fail(number, "binary data: not an nccl-tests log")
+        m = _PROGRAM.match(stripped)
+        if m:
+            pending_program = m.group(1)
+            continue
+        if stripped.startswith("#") and re.match(r"^#\s*nThread\b", stripped):
+            if state not in ("seek", "done"):
+                raise fail(number, f"a new run starts before the run of line {start} finished (truncated log?)")
+            hm = _HEADER.match(stripped)
+            if not hm:
+                raise fail(number, "malformed '# nThread … nGpus …' header")
+            header = (
+                int(hm.group(1)),
+                int(hm.group(2)),
+                int(hm.group(3)) if hm.group(3) else None,
+                int(hm.group(4)) if hm.group(4) else None,
+            )
+            state, start, program, pending_program = "devices", number, pending_program, None
+            ranks, rows, table, oob = [], [], None, None
+            saw_anything = True
+            continue
+        if state in ("seek", "done"):
+            continue
+        if state == "devices":
+            if re.match(r"^#\s+Rank\s", stripped):
+                rm = _RANK.match(stripped)
+                if not rm:
+                    raise fail(
+                        number, "malformed rank line (expected '#  Rank N Group G Pid P on HOST device D [BUS] NAME')"
+                    )
+                ranks.append(
+                    RankInfo(
+                        int(rm.group(1)), int(rm.group(2) or 0), int(rm.group(3)), rm.group(4), int(rm.group(5)),
+                        rm.group(6), rm.group(7), number,
+                    )
+                )
+                continue
+            if stripped.startswith("#") and re.search(r"\bsize\b", stripped) and re.search(r"\bbusbw\b", stripped):
+                if not ranks:
+                    raise fail(number, "the result table starts before any '#  Rank' line")
+                _check_ranks(ranks, fail)
+                try:
+                    table = _Table(stripped.lstrip("#").split())
+                except ValueError as exc:
+                    raise fail(number, f"unreadable table header: {exc}") from None
+                state = "table"
+            continue
+        if state == "table":
+            assert table is not None
+            if stripped.startswith("#"):
+                om = _OOB.match(stripped)
+                if om:
+                    oob = int(om.group(1))
+                    continue
+                am = _AVG.match(stripped)
+                if am:
+                    if not rows:
+                        raise fail(number, "the run has no result rows")
+                    try:
+                        avg = _num(am.group(1))
+                    except ValueError:
+                        raise fail(number, f"unreadable average bus bandwidth {am.group(1)!r}") from None
+                    runs.append(
+                        NcclRun(
+                            file, start, program, header[0], header[1], header[2], header[3], tuple(ranks),
+                            tuple(rows), oob, avg, number,
+                        )
+                    )
+                    state = "done"
+                continue
+            first = stripped.split(maxsplit=1)[0] if stripped else ""
+            if not first.isdigit():
+                continue  # NCCL INFO/WARN lines and other noise between rows
+            try:
+                rows.append(table.row(stripped, number))
+            except (ValueError, KeyError) as exc:
+                raise fail(number, f"unreadable result row ({exc}); the log may be truncated here") from None
+    if not saw_anything:
+        raise fail(1, "not an nccl-tests log: no '# nThread … nGpus …' header line")
+    if state == "devices":
+        if not ranks:
+            raise fail(last, f"truncated: the run of line {start} ends before its '#  Rank' lines")
+        raise fail(last, f"truncated: the run of line {start} ends before its result table")
+    if state == "table":
+        where = f"after line {rows[-1].line}" if rows else "before any result row"
+        raise fail(last, f"truncated: the run of line {start} ends {where}, without '# Avg bus bandwidth'")
+    return runs
+
+
+def _check_ranks(ranks: list[RankInfo], fail: Callable[[int, str], NcclLogError]) -> None:
+    numbers = sorted(r.rank for r in ranks)
+    if numbers != list(range(len(ranks))):
+        missing = sorted(set(range(max(numbers) + 1)) - set(numbers))
+        dup = sorted(n for n, c in Counter(numbers).items() if c > 1)
+        detail = f"missing {missing[:5]}" if missing else f"repeated {dup[:5]}"
+        raise fail(ranks[-1].line, f"rank lines are not 0…{len(ranks) - 1} ({detail}; the device list may be cut)")
+
+
+def read_log(path: str) -> list[NcclRun]:
+    """Parse the log at ``path``; unreadable files raise :class:`NcclLogError` too."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return parse_log(fh, path)
+    except OSError as exc:
+        raise NcclLogError(path, 0, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeError as exc:  # pragma: no cover - errors="replace" makes this unreachable
+        raise NcclLogError(path, 0, f"cannot decode: {exc}") from None

@@ -1,0 +1,56 @@
+"""``fabricgen plan --live``: diff the new intended configuration against what the devices run now.
+
+Reuses the drift machinery of :mod:`fabricgen.deploy` (targets, credentials, drivers, the per-device
+runner, the intended configurations): only getters are called, nothing is pushed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fabricgen.plan.configdiff import DeviceConfigDiff, FileDiff, unified
+
+
+def live_config_diffs(
+    inventory: str,
+    devices: Iterable[str],
+    *,
+    hosts: str | None = None,
+    credentials: str | None = None,
+    known_hosts: str | None = None,
+    use_lab: bool = True,
+    workers: int = 16,
+    timeout: int = 30,
+) -> tuple[dict[str, DeviceConfigDiff], list[str]]:
+    """Unified diffs running → intended for ``devices`` that are reachable targets, and notes on the rest."""
+    from fabricgen.deploy.intended import intended_configs
+    from fabricgen.deploy.ops import load_live, per_device
+
+    live = load_live(inventory, hosts, credentials, known_hosts, use_lab, None)
+    wanted = [n for n in devices if n in live.targets.targets]
+    notes = []
+    skipped = sorted(set(devices) - set(wanted))
+    if skipped:
+        notes.append(
+            f"--live: {len(skipped)} devices are not reachable targets and were not read "
+            f"({', '.join(skipped[:5])}{' …' if len(skipped) > 5 else ''})"
+        )
+    if not wanted:
+        return {}, notes
+    from fabricgen.deploy.targets import restrict
+
+    live.targets = restrict(live.targets, wanted)
+    intended = intended_configs(live.fabric, wanted)
+    results = per_device(live, lambda d, n: str(d.get_config(retrieve="running")["running"]), workers, timeout, "read")
+    out: dict[str, DeviceConfigDiff] = {}
+    for name, res in sorted(results.by_device.items()):
+        if res.failed or res.value is None:
+            notes.append(f"--live: {name}: {res.error}")
+            continue
+        text, plus, minus = unified(res.value, intended[name], f"running/{name}", f"intended/{name}")
+        if text:
+            platform = live.targets.targets[name].platform
+            out[name] = DeviceConfigDiff(
+                name, platform, "changed", (FileDiff("running", "changed", plus, minus, text),), "live"
+            )
+    return out, notes

@@ -1,0 +1,120 @@
+"""Drivers for NOSes that cannot run here, tested against recorded output of realistic shape (tests/data/deploy)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fabricgen.deploy.drivers import NAPALM_DRIVER, driver_class
+from fabricgen.deploy.drivers.nvue import NvueDriver, PendingStatusUnknown, parse_confirm_status, parse_history_applied
+from fabricgen.deploy.drivers.sonic import SonicDriver, parse_interfaces_status, parse_lldp_table, parse_show_version
+
+DATA = Path(__file__).parent / "data" / "deploy"
+
+
+def rec(path: str) -> str:
+    return (DATA / path).read_text()
+
+
+class Replay:
+    """Stands in for the SSH exec channel: command → (exit status, recorded output); records what was sent."""
+
+    def __init__(self, answers: dict[str, tuple[int, str]]) -> None:
+        self.answers, self.sent = answers, []  # type: ignore[var-annotated]
+
+    def __call__(self, command: str, timeout: float | None = None) -> tuple[int, str]:
+        self.sent.append(command)
+        for prefix, answer in self.answers.items():
+            if command.startswith(prefix):
+                return answer
+        return 0, ""
+
+
+def driver(cls: Any, answers: dict[str, tuple[int, str]]) -> Any:
+    d = cls("192.0.2.99", "admin", "not-used", optional_args={"known_hosts": "/dev/null"})
+    d._exec = Replay(answers)
+    d._put = lambda path, text, mode=0o600: None
+    return d
+
+
+def test_registry_maps_every_platform() -> None:
+    assert set(NAPALM_DRIVER) == {"frr", "sonic", "nvue", "eos", "nxos", "junos"}
+    assert driver_class("eos").__name__ == "EOSDriver"  # NAPALM's own
+    assert driver_class("nxos").__name__ == "NXOSSSHDriver"
+    assert driver_class("sonic") is SonicDriver
+
+
+def test_sonic_lldp_table_uses_description_when_port_id_is_a_mac() -> None:
+    lldp = parse_lldp_table(rec("sonic/show_lldp_table.txt"))
+    assert lldp["Ethernet256"] == [{"hostname": "spine1", "port": "Ethernet0"}]
+    assert lldp["Ethernet272"] == [{"hostname": "spine1", "port": "Ethernet8"}]
+    assert lldp["Ethernet280"][0]["port"] == "Eth1/9"  # short name; verify normalises it
+    assert len(lldp) == 5
+
+
+def test_sonic_interfaces_status_and_version() -> None:
+    ifaces = parse_interfaces_status(rec("sonic/show_interfaces_status.txt"))
+    assert ifaces["Ethernet256"] == {
+        "is_up": True, "is_enabled": True, "description": "etp33", "last_flapped": -1.0,
+        "speed": 800000.0, "mtu": 9216, "mac_address": "",
+    }
+    assert not ifaces["Ethernet4"]["is_up"] and not ifaces["Ethernet264"]["is_enabled"]
+    facts = parse_show_version(rec("sonic/show_version.txt"), "leaf1", list(ifaces))
+    assert facts["os_version"] == "SONiC.202311.1-nvidia" and facts["serial_number"] == "MT2330X01234"
+
+
+def test_sonic_commit_confirm_emulation_sequence() -> None:
+    d = driver(SonicDriver, {
+        "cat /tmp/fabricgen/pending.json": (1, ""),
+        "sudo config replace": (0, rec("sonic/config_replace_ok.txt")),
+        "rm -f /tmp/fabricgen/revert.log; setsid": (0, "4242\n"),
+    })
+    d.load_replace_candidate(config='{"DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}}}')
+    d.commit_config(revert_in=120)
+    sent = d._exec.sent
+    assert any(c.startswith("sudo config checkpoint fabricgen-rollback") for c in sent)
+    timer = next(c for c in sent if "setsid" in c)
+    assert "sleep 120" in timer and "config rollback fabricgen-rollback" in timer and "fabricgen-revert-timer" in timer
+    assert not any(c.startswith("sudo config save") for c in sent)  # saved only on confirm
+
+
+def test_sonic_failed_replace_rolls_back() -> None:
+    from napalm.base.exceptions import CommitError
+
+    d = driver(SonicDriver, {"cat ": (1, ""), "sudo config replace": (1, "Error: Failed to apply patch")})
+    d.load_replace_candidate(config="{}")
+    with pytest.raises(CommitError, match="rolled back"):
+        d.commit_config(revert_in=60)
+    assert any(c.startswith("sudo config rollback fabricgen-rollback") for c in d._exec.sent)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "expected"),
+    [
+        ("confirm_status_pending_5.x.txt", 347),
+        ("confirm_status_pending_hms.txt", 347),
+        ("confirm_status_none.txt", None),
+    ],
+)
+def test_nvue_confirm_status_across_releases(fixture: str, expected: int | None) -> None:
+    assert parse_confirm_status(rec(f"nvue/{fixture}")) == expected
+
+
+def test_nvue_unknown_confirm_status_is_an_error_not_silence() -> None:
+    with pytest.raises(PendingStatusUnknown):
+        parse_confirm_status(rec("nvue/confirm_status_changed.txt"))
+
+
+def test_nvue_commit_confirm_and_rollback_commands() -> None:
+    d = driver(NvueDriver, {
+        "nv config apply --confirm-status": (0, rec("nvue/confirm_status_none.txt")),
+        "nv config history": (0, rec("nvue/config_history.txt")),
+    })
+    d.load_replace_candidate(config="- set:\n    system:\n      hostname: leaf1\n")
+    d.commit_config(revert_in=600)
+    assert "nv config apply --confirm 600s -y" in d._exec.sent
+    d.rollback()
+    assert d._exec.sent[-1] == "nv config apply 12 -y"
+    assert parse_history_applied(rec("nvue/config_history.txt")) == ["13", "12"]

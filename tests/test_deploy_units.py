@@ -1,0 +1,283 @@
+"""Deploy logic without devices: normalisation, credentials, locking, waves, verification and the apply state
+machine (with a scripted driver), plus the lab's pure planning."""
+
+from __future__ import annotations
+
+import json
+import os
+from ipaddress import IPv4Network
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from fabricgen.deploy import credentials as cred
+from fabricgen.deploy.apply import ApplyOptions, FabricLock, LockError, apply, make_waves, order_devices
+from fabricgen.deploy.drivers.frr import parse_reload_test
+from fabricgen.deploy.normalize import compare
+from fabricgen.deploy.targets import Targets, as_lab_fabric
+from fabricgen.deploy.transport import Target, TransportError, socket_factory
+from fabricgen.deploy.verify import check_bgp, check_interfaces, check_lldp, normalize_ifname
+from fabricgen.lab.plan import LabError, build_plan, covered_by_route
+from fabricgen.topology.model import Fabric
+from tests.conftest import INVENTORIES, load_fabric
+
+DATA = Path(__file__).parent / "data" / "deploy"
+
+
+@pytest.fixture(scope="module")
+def labfrr() -> Fabric:
+    return load_fabric(INVENTORIES / "lab-frr")
+
+
+# ------------------------------------------------------------------------------------------ normalisation
+
+
+RUNNING = (DATA / "frr" / "running_leaf1.conf").read_text()
+
+
+def test_no_false_drift_from_order_whitespace_comments_and_defaults() -> None:
+    blocks = RUNNING.split("\n!\n")  # top-level blocks only
+    shuffled = "\n!\n".join([blocks[0], *reversed(blocks[1:-1]), blocks[-1]])
+    assert shuffled != RUNNING
+    noisy = shuffled.replace("\n ", "\n    ").replace("router bgp", "! a comment\nrouter bgp", 1)
+    noisy = noisy.replace(" bgp router-id", " no bgp ebgp-requires-policy\n bgp log-neighbor-changes\n bgp router-id")
+    assert not compare("frr", noisy, RUNNING).drifted
+
+
+def test_real_change_is_reported_with_lines_and_impact() -> None:
+    running = RUNNING.replace("  maximum-paths 64\n", "") + "ip route 0.0.0.0/0 198.51.100.1\n"
+    diff = compare("frr", RUNNING, running)
+    assert diff.missing == ("router bgp 4200100001 / address-family ipv4 unicast / maximum-paths 64",)
+    assert diff.unexpected == ("ip route 0.0.0.0/0 198.51.100.1",)
+    assert "routing" in diff.impact
+
+
+def test_structured_configs_compare_as_data() -> None:
+    a = json.dumps({"PORT": {"Ethernet0": {"mtu": "9100", "speed": "400000"}}, "DEVICE_METADATA": {"x": 1}})
+    b = json.dumps({"DEVICE_METADATA": {"x": 1}, "PORT": {"Ethernet0": {"speed": "400000", "mtu": "9100"}}}, indent=4)
+    assert not compare("sonic", a, b).drifted
+    c = b.replace('"9100"', '"1500"')
+    assert compare("sonic", a, c).missing == ('PORT/Ethernet0/mtu = "9100"',)
+
+
+def test_parse_reload_test_output() -> None:
+    out = "\nLines To Delete\n===============\nrouter bgp 1\n neighbor 10.0.0.1 shutdown\n\nLines To Add\n" \
+          "============\nrouter bgp 1\n address-family ipv4 unicast\n  maximum-paths 64\n"
+    deletes, adds = parse_reload_test(out)
+    assert deletes == [("router bgp 1", "neighbor 10.0.0.1 shutdown")]
+    assert adds == [("router bgp 1", "address-family ipv4 unicast", "maximum-paths 64")]
+
+
+# ------------------------------------------------------------------------------------------ credentials
+
+
+def test_credentials_file_must_be_0600(tmp_path: Path) -> None:
+    f = tmp_path / "creds"
+    f.write_text(json.dumps({"username": "ops", "password": "hunter2-secret"}))
+    os.chmod(f, 0o644)
+    with pytest.raises(cred.CredentialsError, match="too open") as exc:
+        cred.from_file(f)
+    assert "hunter2" not in str(exc.value)
+    os.chmod(f, 0o600)
+    c = cred.from_file(f)
+    assert c.username == "ops" and c.password == "hunter2-secret"
+    assert "hunter2" not in repr(c) and "hunter2" not in str(c)
+
+
+def test_credentials_from_env_and_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FABRICGEN_USERNAME", "ops")
+    monkeypatch.setenv("FABRICGEN_PASSWORD", "s3cr3t-pw")
+    c = cred.resolve()
+    assert c.source == "environment"
+    assert cred.redact("auth failed for ops/s3cr3t-pw", c.secrets()) == "auth failed for ops/***"
+    monkeypatch.delenv("FABRICGEN_PASSWORD")
+    with pytest.raises(cred.CredentialsError):
+        cred.resolve()
+
+
+# ------------------------------------------------------------------------------------------ transport, lab plan
+
+
+def test_lab_addresses_are_never_dialled_outside_a_lab() -> None:
+    with pytest.raises(TransportError, match="lab management range"):
+        socket_factory(Target("leaf1", "frr", "198.18.0.12"), 5)
+    assert socket_factory(Target("leaf1", "frr", "leaf1.example.net"), 5) is None
+
+
+def test_lab_plan_and_route_check(labfrr: Fabric) -> None:
+    plan = build_plan(labfrr, "spine*,leaf1")
+    assert [s.name for s in plan.switches] == ["spine1", "spine2", "leaf1"]
+    assert len(plan.cables) == 4 and all(c.a_device == "leaf1" for c in plan.cables)
+    assert all(s.mgmt_ip.startswith("198.18.0.") for s in plan.switches)
+    with pytest.raises(LabError, match="no switch matches"):
+        build_plan(labfrr, "nosuch*")
+    assert covered_by_route(IPv4Network("192.0.2.0/24"), [{"dst": "192.0.2.0/24"}]) == "192.0.2.0/24"
+    assert covered_by_route(IPv4Network("198.18.0.0/24"), [{"dst": "default"}, {"dst": "192.0.2.0/24"}]) is None
+
+
+def test_sonic_inventory_runs_in_the_lab_with_its_own_port_names(lab: Fabric) -> None:
+    plan = build_plan(as_lab_fabric(lab))
+    assert {c.a_port for c in plan.cables} >= {"Ethernet256", "Ethernet280"}
+    assert all(s.platform == "frr" for s in as_lab_fabric(lab).switches.values())
+
+
+# ------------------------------------------------------------------------------------------ waves and lock
+
+
+def test_waves_canary_first_upper_tiers_first(labfrr: Fabric) -> None:
+    names = order_devices(labfrr, list(labfrr.switches))
+    assert names[:2] == ["spine1", "spine2"]
+    assert make_waves(names, 1, 2) == [["spine1"], ["spine2", "leaf1"], ["leaf2", "leaf3"], ["leaf4"]]
+
+
+def test_lock_is_exclusive_and_stale_locks_are_taken_over(tmp_path: Path) -> None:
+    with FabricLock(tmp_path), pytest.raises(LockError, match="another apply"), FabricLock(tmp_path):
+        pass
+    (tmp_path / "apply.lock").write_text(json.dumps({"pid": 2**22 + 12345, "host": os.uname().nodename}))
+    with FabricLock(tmp_path) as lock:
+        assert "stale" in lock.note
+    assert not (tmp_path / "apply.lock").exists()
+
+
+# ------------------------------------------------------------------------------------------ verify
+
+
+def test_verify_bgp_lldp_interfaces_from_recorded_frr_output(labfrr: Fabric) -> None:
+    from fabricgen.deploy.drivers.frr import parse_bgp_neighbors, parse_ip_link, parse_lldpcli_json0
+
+    scope = set(labfrr.switches)
+    bgp = parse_bgp_neighbors(json.loads((DATA / "frr/bgp_neighbors_leaf1.json").read_text()))
+    assert all(c.ok for c in check_bgp(labfrr, "leaf1", scope, bgp)), check_bgp(labfrr, "leaf1", scope, bgp)
+    lldp = parse_lldpcli_json0(json.loads((DATA / "frr/lldpcli_json0_leaf1.json").read_text()))
+    assert all(c.ok for c in check_lldp(labfrr, "leaf1", scope, lldp))
+    ifaces = parse_ip_link(json.loads((DATA / "frr/ip_link_leaf1.json").read_text()), "swp33 10000\n")
+    checks = check_interfaces(labfrr, "leaf1", scope, ifaces)
+    assert all(c.ok for c in checks)
+    assert "speed not reported (virtual interface)" in checks[0].detail  # a veth's 10000 is not a speed
+    # a wrong peer ASN is caught from configuration alone
+    bgp["global"]["peers"]["10.128.6.0"]["remote_as"] = 65000
+    bad = [c for c in check_bgp(labfrr, "leaf1", scope, bgp) if not c.ok]
+    assert len(bad) == 1 and "peer ASN is 65000" in bad[0].detail
+
+
+def test_lldp_names_are_normalised(labfrr: Fabric) -> None:
+    assert normalize_ifname("Eth1/1") == normalize_ifname("Ethernet1/1")
+    lldp = {"swp33": [{"hostname": "SPINE1.dc.example.", "port": "swp1"}]}
+    checks = {c.subject: c for c in check_lldp(labfrr, "leaf1", {"leaf1", "spine1"}, lldp)}
+    assert checks["swp33 → spine1:swp1"].ok
+    assert not checks["swp35 → spine1:swp2"].ok
+
+
+# ------------------------------------------------------------------------------------------ apply state machine
+
+
+class ScriptedDriver:
+    """Follows the NetworkDriver contract; behaviour per device from a script."""
+
+    log: ClassVar[list[tuple[str, str]]] = []
+
+    def __init__(self, name: str, script: dict[str, str], fabric: Fabric) -> None:
+        self.name, self.script, self.fabric = name, script, fabric
+        self.pending = False
+
+    def open(self) -> None:
+        self.log.append((self.name, "open"))
+        if self.script.get(self.name) == "unreachable":
+            raise ConnectionError(f"cannot connect to {self.name}: timed out (password hunter2-secret)")
+
+    def close(self) -> None:
+        pass
+
+    def load_replace_candidate(self, config: str | None = None, filename: str | None = None) -> None:
+        self.log.append((self.name, "load"))
+
+    def compare_config(self) -> str:
+        return "" if self.script.get(self.name) == "unchanged" else "+ something"
+
+    def discard_config(self) -> None:
+        self.log.append((self.name, "discard"))
+
+    def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        assert revert_in
+        self.pending = True
+        self.log.append((self.name, "commit"))
+        if self.script.get(self.name) == "lost":
+            raise OSError("socket closed")
+
+    def has_pending_commit(self) -> bool:
+        return self.pending
+
+    def confirm_commit(self) -> None:
+        self.pending = False
+        self.log.append((self.name, "confirm"))
+
+    def rollback(self) -> None:
+        if self.script.get(self.name) == "lost":
+            raise OSError("socket closed")
+        self.pending = False
+        self.log.append((self.name, "rollback"))
+
+    def get_bgp_neighbors(self) -> dict[str, Any]:
+        from fabricgen.deploy.verify import expected_sessions
+
+        peers = {
+            addr: {"remote_as": 1 if self.script.get(self.name) == "bad-asn" else asn, "is_up": True}
+            for addr, (_, asn) in expected_sessions(self.fabric, self.name, set(self.fabric.switches)).items()
+        }
+        return {"global": {"router_id": "", "peers": peers}}
+
+    def get_interfaces(self) -> dict[str, Any]:
+        return {
+            p.name: {"is_up": True, "is_enabled": True, "mtu": 9216, "speed": -1.0}
+            for p in self.fabric.switches[self.name].ports
+        }
+
+
+def _run(labfrr: Fabric, tmp_path: Path, script: dict[str, str], **kw: Any) -> Any:
+    ScriptedDriver.log = []
+    targets = Targets({n: Target(n, "frr", n) for n in labfrr.switches}, cred.Credentials("u", "hunter2-secret"), "t")
+    configs = {n: f"hostname {n}\n" for n in labfrr.switches}
+    opts = ApplyOptions(canary=1, wave_size=2, settle=0, workers=2, **kw)
+    return apply(labfrr, configs, targets, opts, tmp_path,
+                 make_driver=lambda t, c, **_: ScriptedDriver(t.name, script, labfrr))
+
+
+def test_apply_all_waves_and_rerun_is_noop(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {})
+    assert report.ok and set(report.by_status()) == {"applied"}
+    assert report.waves == [["spine1"], ["spine2", "leaf1"], ["leaf2", "leaf3"], ["leaf4"]]
+    again = _run(labfrr, tmp_path, dict.fromkeys(labfrr.switches, "unchanged"))
+    assert set(again.by_status()) == {"unchanged"} and not again.changed
+    assert not any(step == "commit" for _, step in ScriptedDriver.log)
+
+
+def test_failed_verify_rolls_back_and_stops(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {"leaf1": "bad-asn"})
+    s = report.by_status()
+    assert s["rolled-back"] == ["leaf1"] and s["applied"] == ["spine1", "spine2"]
+    assert sorted(s["not-touched"]) == ["leaf2", "leaf3", "leaf4"]
+    assert report.stopped_after_wave == 2 and not report.ok
+    assert ("leaf1", "rollback") in ScriptedDriver.log and ("leaf1", "confirm") not in ScriptedDriver.log
+    assert "peer ASN is 1" in report.outcomes["leaf1"].message
+
+
+def test_unreachable_and_lost_devices_are_named_and_secrets_redacted(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {"spine2": "unreachable", "leaf1": "lost"})
+    s = report.by_status()
+    assert s["unreachable"] == ["spine2"] and s["reverting"] == ["leaf1"]
+    assert "reverts by itself" in report.outcomes["leaf1"].message
+    assert "hunter2" not in json.dumps(report.as_dict())
+    assert "***" in report.outcomes["spine2"].message
+    # the rerun targets exactly the devices not at the intended config
+    from fabricgen.deploy.apply import rerun_devices
+
+    configs = {n: f"hostname {n}\n" for n in labfrr.switches}
+    assert sorted(rerun_devices(tmp_path, configs)) == ["leaf1", "leaf2", "leaf3", "leaf4", "spine2"]
+
+
+def test_dry_run_changes_nothing(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {}, dry_run=True)
+    assert set(report.by_status()) == {"would-change"}
+    assert not any(step == "commit" for _, step in ScriptedDriver.log)
+    assert not (tmp_path / "last-apply.json").exists()

@@ -1,0 +1,252 @@
+"""apply / drift / verify against a real lab: 2 spines and 4 leaves running FRR, lldpd and sshd in namespaces.
+
+Needs root and frr, frr-pythontools, lldpd, openssh-server. Skipped with the reason otherwise — except when
+``CI`` is set, where a missing prerequisite fails the run so CI proves these tests ran. One lab is started for
+the module and always torn down, also on failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fabricgen.deploy.apply import ApplyOptions, apply
+from fabricgen.deploy.intended import intended_configs
+from fabricgen.deploy.ops import Live, load_live, run_drift, run_verify
+from fabricgen.lab import lab as labmod
+from fabricgen.lab.machine import missing_prerequisites, netns_exists
+from tests.conftest import INVENTORIES
+
+WHY = missing_prerequisites()
+if WHY:
+    if os.environ.get("CI"):
+        pytest.fail("lab tests must run in CI: " + "; ".join(WHY), pytrace=False)
+    pytest.skip("lab tests need: " + "; ".join(WHY), allow_module_level=True)
+
+FABRIC = "fgtest-lab"
+
+
+@pytest.fixture(scope="module")
+def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """inventories/lab-frr under a fabric name of its own, so a user's lab of lab-frr is never touched."""
+    d = tmp_path_factory.mktemp("inv")
+    text = (INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace("name: lab-frr", f"name: {FABRIC}")
+    (d / "fabric.yaml").write_text(text)
+    return d
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    state = tmp_path_factory.mktemp("state")
+    saved = {k: os.environ.get(k) for k in ("FABRICGEN_STATE_DIR", "FABRICGEN_USERNAME", "FABRICGEN_PASSWORD")}
+    os.environ["FABRICGEN_STATE_DIR"] = str(state)
+    os.environ.pop("FABRICGEN_USERNAME", None)
+    os.environ.pop("FABRICGEN_PASSWORD", None)
+    yield {"FABRICGEN_STATE_DIR": str(state)}
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def lab(inventory: Path, env: dict[str, str]) -> Iterator[labmod.LabState]:
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.topology.resolve import resolve
+
+    fabric = resolve(load_inventory(inventory))
+    leftover = labmod.load_state(FABRIC)
+    if leftover is not None:
+        labmod.down_state(leftover)
+    state = labmod.up(fabric)
+    try:
+        yield state
+    finally:
+        labmod.down_state(state)
+        assert not any(netns_exists(ns) for ns in state.netns_created), "namespaces left behind"
+        assert not state.dir.exists()
+
+
+def vtysh(state: labmod.LabState, switch: str, *commands: str) -> str:
+    argv = ["vtysh"]
+    for c in commands:
+        argv += ["-c", c]
+    return labmod.switch_exec(state, switch, argv)
+
+
+def running(state: labmod.LabState, switch: str) -> str:
+    return vtysh(state, switch, "show running-config")
+
+
+def fabricgen(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, env=env,
+                          timeout=240, check=False)
+
+
+def opts(**kw: Any) -> ApplyOptions:
+    return ApplyOptions(**{"revert_in": 60, "settle": 30.0, "wave_size": 5, "workers": 8, **kw})
+
+
+@pytest.fixture(scope="module")
+def live(lab: labmod.LabState, inventory: Path) -> Live:
+    return load_live(str(inventory))
+
+
+@pytest.fixture(scope="module")
+def converged(live: Live, lab: labmod.LabState, env: dict[str, str]) -> Live:
+    """Scenario 1: apply to the bare lab; every device applied."""
+    before = running(lab, "leaf1")
+    assert "router bgp" not in before  # bare
+    configs = intended_configs(live.fabric)
+    report = apply(live.fabric, configs, live.targets, opts(), Path(env["FABRICGEN_STATE_DIR"]))
+    assert report.ok, report.as_dict()
+    assert set(report.by_status()) == {"applied"}
+    assert report.waves[0] == ["spine1"]  # canary
+    return live
+
+
+def test_apply_bare_lab_then_verify_clean(converged: Live, lab: labmod.LabState) -> None:
+    results = run_verify(converged)
+    assert not results.failed
+    for name, r in results.by_device.items():
+        assert r.value is not None and r.value.ok, (name, [c.as_dict() for c in r.value.failures] if r.value else r)
+        bgp = [c for c in r.value.checks if c.kind == "bgp"]
+        assert bgp and all(c.detail == "Established" for c in bgp)
+        assert any(c.kind == "lldp" for c in r.value.checks)
+    summary = json.loads(vtysh(lab, "spine1", "show bgp summary json"))
+    peers = summary["ipv4Unicast"]["peers"]
+    assert len(peers) == 8 and all(p["state"] == "Established" for p in peers.values())
+
+
+def test_verify_cli_exit_0(converged: Live, inventory: Path) -> None:
+    proc = fabricgen("verify", str(inventory))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "speed not reported (virtual interface)" in proc.stdout
+
+
+def test_second_apply_is_a_noop(converged: Live, inventory: Path, lab: labmod.LabState) -> None:
+    before = {n: running(lab, n) for n in lab.switches}
+    proc = fabricgen("apply", str(inventory), "--format", "json", "--detailed-exitcode")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # 0, not 2: nothing changed
+    report = json.loads(proc.stdout)
+    assert set(report["summary"]) == {"unchanged"}
+    assert {n: running(lab, n) for n in lab.switches} == before
+
+
+def test_drift_reports_hand_made_change_exactly_and_changes_nothing(
+    converged: Live, inventory: Path, lab: labmod.LabState
+) -> None:
+    proc = fabricgen("drift", str(inventory))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    vtysh(lab, "leaf2", "configure terminal", "router bgp 4200100002", "neighbor 10.128.10.0 shutdown",
+          "address-family ipv4 unicast", "no maximum-paths 64")
+    try:
+        before = running(lab, "leaf2")
+        proc = fabricgen("drift", str(inventory))
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "leaf2: DRIFT" in proc.stdout
+        assert "+ router bgp 4200100002 / neighbor 10.128.10.0 shutdown" in proc.stdout
+        assert "- router bgp 4200100002 / address-family ipv4 unicast / maximum-paths 64" in proc.stdout
+        for other in ("leaf1", "leaf3", "leaf4", "spine1", "spine2"):
+            assert f"{other}: in sync" in proc.stdout
+        doc = json.loads(fabricgen("drift", str(inventory), "--format", "json").stdout)
+        assert doc["drifted"] == ["leaf2"]
+        assert running(lab, "leaf2") == before  # drift changed nothing on the device
+    finally:  # put leaf2 back for the scenarios after this one
+        report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf2"])
+        assert report.by_status() == {"applied": ["leaf2"]}
+    assert not run_drift(converged).by_device["leaf2"].value.drifted  # type: ignore[union-attr]
+
+
+def test_wrong_peer_asn_fails_verification_and_is_rolled_back(converged: Live, lab: labmod.LabState) -> None:
+    configs = intended_configs(converged.fabric)
+    before = running(lab, "leaf3")
+    bad = configs["leaf3"].replace("remote-as 4200000100", "remote-as 4200000999")
+    assert bad != configs["leaf3"]
+    report = apply(converged.fabric, {**configs, "leaf3": bad}, converged.targets, opts(canary=0, wave_size=1),
+                   Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf3", "leaf4"])
+    o = report.outcomes["leaf3"]
+    assert o.status == "rolled-back", report.as_dict()
+    assert "peer ASN is 4200000999" in o.message
+    assert report.outcomes["leaf4"].status == "not-touched"
+    assert running(lab, "leaf3") == before  # the device runs its previous config
+    assert "4200000999" not in running(lab, "leaf3")
+
+
+def test_unreachable_switch_mid_rollout_stops_with_clear_report(
+    converged: Live, lab: labmod.LabState, inventory: Path
+) -> None:
+    configs = intended_configs(converged.fabric)
+    changed = {n: c.replace("log syslog informational", "log syslog warnings") for n, c in configs.items()}
+    mgmt = lab.switches["leaf1"]["netns"]
+
+    def cut(i: int, names: list[str]) -> None:  # leaf1 loses its management link when wave 2 starts
+        if i == 2:
+            subprocess.run(["ip", "-n", mgmt, "link", "set", "eth0", "down"], check=True)
+
+    try:
+        report = apply(converged.fabric, changed, converged.targets, opts(canary=1, wave_size=2, timeout=5),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), on_wave=cut)
+        s = report.by_status()
+        assert s["applied"] == ["spine1", "spine2"]  # the canary, and leaf1's wave-mate
+        assert s["unreachable"] == ["leaf1"]
+        assert report.stopped_after_wave == 2
+        assert sorted(s["not-touched"]) == ["leaf2", "leaf3", "leaf4"]
+        assert "log syslog warnings" not in running(lab, "leaf3")
+    finally:
+        subprocess.run(["ip", "-n", mgmt, "link", "set", "eth0", "up"], check=True)
+    # converge again with the real intent: continues with exactly the devices not at it
+    proc = fabricgen("apply", str(inventory), "--rerun-failed", "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report2 = json.loads(proc.stdout)
+    assert "not-touched" not in report2["summary"] and "unreachable" not in report2["summary"]
+    assert "log syslog warnings" not in running(lab, "spine1")
+
+
+def test_credentials_never_appear_in_output(converged: Live, lab: labmod.LabState, inventory: Path) -> None:
+    secret = json.loads(lab.credentials.read_text().splitlines()[-1])["password"]
+    env = {"FABRICGEN_USERNAME": "root", "FABRICGEN_PASSWORD": secret}
+    outputs = []
+    for args in (["verify", str(inventory)], ["drift", str(inventory), "--format", "json"],
+                 ["apply", str(inventory), "--dry-run"]):
+        proc = fabricgen(*args, env_extra=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr  # password login works
+        outputs.append(proc.stdout + proc.stderr)
+    wrong = fabricgen("verify", str(inventory), env_extra={**env, "FABRICGEN_PASSWORD": secret[::-1]})
+    assert wrong.returncode == 1 and "NOT CHECKED" in wrong.stdout
+    outputs.append(wrong.stdout + wrong.stderr)
+    state_files = "".join(p.read_text() for p in Path(os.environ["FABRICGEN_STATE_DIR"]).rglob("*") if p.is_file())
+    for text in [*outputs, state_files]:
+        assert secret not in text and secret[::-1] not in text
+    loose = lab.dir / "loose-credentials"
+    loose.write_text(lab.credentials.read_text())
+    os.chmod(loose, 0o644)
+    proc = fabricgen("verify", str(inventory), "--credentials", str(loose))
+    assert proc.returncode == 3 and "too open" in proc.stderr and secret not in proc.stderr
+
+
+def test_lab_status_and_host_keys_are_checked(converged: Live, lab: labmod.LabState, inventory: Path) -> None:
+    proc = fabricgen("lab", "status", str(inventory), "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)
+    assert all(r["bgp"]["established"] == r["bgp"]["configured"] > 0 for r in doc["switches"].values())
+    kh = lab.dir / "empty_known_hosts"
+    kh.write_text("")
+    shutil.copy(lab.known_hosts, lab.dir / "known_hosts.bak")
+    try:
+        lab.known_hosts.write_text("")
+        proc = fabricgen("verify", str(inventory), "--only", "leaf1")
+        assert proc.returncode == 1 and "NOT CHECKED" in proc.stdout  # unknown host key: refused
+    finally:
+        shutil.copy(lab.dir / "known_hosts.bak", lab.known_hosts)
