@@ -118,3 +118,28 @@ def test_nvue_commit_confirm_and_rollback_commands() -> None:
     d.rollback()
     assert d._exec.sent[-1] == "nv config apply 12 -y"
     assert parse_history_applied(rec("nvue/config_history.txt")) == ["13", "12"]
+
+
+@pytest.mark.parametrize(
+    ("cls", "running_cmd", "startup_file"),
+    [
+        (SonicDriver, "show runningconfiguration all", "/etc/sonic/config_db.json"),
+        (NvueDriver, "nv config show -o yaml", "/etc/nvue.d/startup.yaml"),
+    ],
+)
+def test_get_config_reads_running_and_startup_with_the_platforms_commands(
+    cls: Any, running_cmd: str, startup_file: str
+) -> None:
+    d = driver(cls, {running_cmd: (0, "RUNNING"), f"cat {startup_file}": (0, "STARTUP")})
+    assert d.get_config() == {"running": "RUNNING", "candidate": "", "startup": "STARTUP"}
+    assert d.get_config(retrieve="running") == {"running": "RUNNING", "candidate": "", "startup": ""}
+    assert d._exec.sent == [running_cmd, f"cat {startup_file} 2>/dev/null", running_cmd]
+
+
+def test_sonic_refuses_a_candidate_that_is_not_json_before_uploading_it() -> None:
+    from napalm.base.exceptions import ReplaceConfigException
+
+    d = driver(SonicDriver, {})
+    with pytest.raises(ReplaceConfigException, match="not JSON"):
+        d.load_replace_candidate(config="{not json")
+    assert d._exec.sent == []  # nothing reached the device

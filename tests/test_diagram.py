@@ -9,14 +9,13 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from fabricgen.cli import app
 from fabricgen.plan.build import make_plan
 from fabricgen.plan.diagram import ADDED, CHANGED, build_svg
 from fabricgen.plan.inputs import record_path
-from tests.conftest import INVENTORIES, load_fabric
+from tests.conftest import INVENTORIES, load_fabric, require
 
 BEFORE = INVENTORIES / "expansion" / "before"
 AFTER = INVENTORIES / "expansion" / "after"
@@ -28,8 +27,8 @@ def to_png(svg: str) -> bytes:
         import cairosvg  # type: ignore[import-untyped]
     except (ImportError, OSError):
         exe = shutil.which("rsvg-convert")
-        if exe is None:
-            pytest.fail("no SVG renderer: install cairosvg (pip) or librsvg2-bin (apt)")
+        require(exe is not None, "no SVG renderer: install cairosvg with the system libcairo2, or librsvg2-bin")
+        assert exe is not None
         return subprocess.run([exe, "-f", "png"], input=svg.encode(), capture_output=True, check=True).stdout
     out: bytes = cairosvg.svg2png(bytestring=svg.encode())
     return out

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.conftest import require
 
 VTYSH = shutil.which("vtysh") or "/usr/bin/vtysh"
 
 
 def vtysh_dryrun(tmp_path: Path, text: str) -> None:
     """Assert that ``vtysh --dryrun -f`` accepts ``text`` (skip without FRR, except under CI)."""
-    if not Path(VTYSH).exists():
-        if os.environ.get("CI"):
-            pytest.fail("vtysh not found (apt-get install frr); CI must run the FRR validator")
-        pytest.skip("vtysh not found: apt-get install frr")
+    require(Path(VTYSH).exists(), "vtysh not found: apt-get install frr")
     conf = tmp_path / "frr.conf"
     conf.write_text(text)
     proc = subprocess.run([VTYSH, "--dryrun", "-f", str(conf)], capture_output=True, text=True, timeout=60)

@@ -16,30 +16,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fabricgen.qos import compute
 from fabricgen.render import render_device
 from fabricgen.render.data import build_device
-from fabricgen.render.sonic import config_db
-from tests.conftest import INVENTORIES, ROOT, load_fabric
+from fabricgen.render.sonic import config_db, dumps_config_db, index_ranges
+from tests.conftest import INVENTORIES, ROOT, load_fabric, require
 from tests.test_render_frr import vtysh_dryrun
 
 YANG_DIR = Path(os.environ.get("FABRICGEN_SONIC_YANG", str(ROOT.parent / "shared" / "sonic-yang")))
-
-
-def _require(condition: bool, reason: str) -> None:
-    if not condition:
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} (CI is set: the validator must run)")
-        pytest.skip(reason)
 
 
 def _libyang() -> Any:
     try:
         import libyang
     except ImportError:
-        _require(False, "python libyang binding not installed (pip install libyang==2.8.0; apt libyang2-dev)")
-    _require(YANG_DIR.is_dir(), f"SONiC YANG models not found at {YANG_DIR} (set FABRICGEN_SONIC_YANG)")
+        require(False, "python libyang binding not installed (apt-get install libyang2-dev; pip install -e '.[yang]')")
+    require(YANG_DIR.is_dir(), f"SONiC YANG models not found at {YANG_DIR} (set FABRICGEN_SONIC_YANG)")
     return libyang
 
 
@@ -161,7 +156,7 @@ def lab_qos() -> Any:
 
 def test_models_present_in_ci() -> None:
     """The shared YANG directory is part of CI: there, its absence is a failure, not a skip."""
-    _require(YANG_DIR.is_dir(), f"SONiC YANG models not found at {YANG_DIR}")
+    require(YANG_DIR.is_dir(), f"SONiC YANG models not found at {YANG_DIR}")
     assert (YANG_DIR / "sonic-port.yang").is_file()
 
 
@@ -229,6 +224,36 @@ def test_sonic_tables_carry_the_roce_policy(lab_qos: Any) -> None:
     assert db["PFC_WD"]["Ethernet0"]["action"] == "drop"
     for i in db["PORT"]:
         assert i in db["PORT_QOS_MAP"] and f"{i}|3" in db["BUFFER_PG"]
+
+
+def test_lossy_queues_fold_into_ranges_as_sonic_writes_them(lab_qos: Any) -> None:
+    fabric, qos = lab_qos
+    db = json.loads(render_device(fabric, "leaf1", qos).main)
+    keys = sorted(k.split("|", 1)[1] for k in db["BUFFER_QUEUE"] if k.startswith("Ethernet0|"))
+    assert keys == ["0-2", "3", "4-7"]
+    assert db["BUFFER_QUEUE"]["Ethernet0|3"]["profile"] == "egress_lossless_profile"
+    assert db["BUFFER_QUEUE"]["Ethernet0|4-7"]["profile"] == "egress_lossy_profile"
+
+
+@given(st.sets(st.integers(min_value=0, max_value=15)))
+def test_index_ranges_cover_exactly_the_indexes(indexes: set[int]) -> None:
+    ranges = index_ranges(indexes)
+    covered = []
+    for r in ranges:
+        lo, _, hi = r.partition("-")
+        assert not hi or int(hi) > int(lo)
+        covered.extend(range(int(lo), int(hi or lo) + 1))
+    assert covered == sorted(indexes)
+    assert len(ranges) == len({i for i in indexes if i - 1 not in indexes})  # one range per run
+
+
+def test_config_db_serialiser_matches_json_module(lab_qos: Any) -> None:
+    fabric, qos = lab_qos
+    for name in sorted(fabric.switches):
+        db = config_db(build_device(fabric, name, qos))
+        assert dumps_config_db(db) == json.dumps(db, sort_keys=True, indent=4)
+    odd = {"A": {"k": {"n": {"deep": "1"}, "s": "x"}}, "B": {}, "C": {"k": {}}}
+    assert dumps_config_db(odd) == json.dumps(odd, sort_keys=True, indent=4)
 
 
 def test_sonic_frr_conf_passes_vtysh(tmp_path: Path, lab_qos: Any) -> None:

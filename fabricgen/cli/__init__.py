@@ -9,7 +9,6 @@ Exit codes (CI relies on them): 0 ok · 1 error findings or a failed operation �
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sys
@@ -22,6 +21,7 @@ from rich.console import Console
 
 from fabricgen import __version__
 from fabricgen.errors import InputError
+from fabricgen.runtime import tune_gc
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CHANGES, EXIT_INPUT = 0, 1, 2, 3
 
@@ -84,10 +84,7 @@ def app() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: like click's standalone mode, but usage errors exit 3 as DESIGN.md says."""
-    # A resolved fabric is ~10⁶ small acyclic objects; the default cyclic-GC thresholds rescan them over
-    # and over while they are built (about half of resolve time at 100k GPUs). Collect far less often.
-    gc.freeze()
-    gc.set_threshold(200_000, 50, 1000)
+    tune_gc()
     try:
         app.main(args=argv, prog_name="fabricgen", standalone_mode=False)
     except click.exceptions.Abort:

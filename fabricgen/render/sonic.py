@@ -10,6 +10,7 @@ is ``json.dumps(sort_keys=True, indent=4)``, so it is byte-stable.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from fabricgen.render.data import DeviceData, HeadroomData
@@ -167,8 +168,8 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
             buffer_pg[f"{i.name}|{prio}"] = {"profile": h.name}
         if prof.pfc_priorities:
             buffer_queue[f"{i.name}|{prof.lossless_queues}"] = {"profile": "egress_lossless_profile"}
-        for q_index in prof.lossy_queues:
-            buffer_queue[f"{i.name}|{q_index}"] = {"profile": "egress_lossy_profile"}
+        for q_range in index_ranges(prof.lossy_queues):
+            buffer_queue[f"{i.name}|{q_range}"] = {"profile": "egress_lossy_profile"}
         cable[i.name] = iq.cable
         if prof.watchdog is not None and prof.pfc_priorities:
             w = prof.watchdog
@@ -183,6 +184,21 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
         pfc_wd["GLOBAL"] = {"POLL_INTERVAL": "100"}
         db["PFC_WD"] = pfc_wd
         db["FLEX_COUNTER_TABLE"] = {"PFCWD": {"FLEX_COUNTER_STATUS": "enable"}}
+
+
+def index_ranges(indexes: Iterable[int]) -> list[str]:
+    """Consecutive queue indexes folded into SONiC's ``X-Y`` ranges, as SONiC's own buffer templates write them.
+
+    >>> index_ranges([0, 1, 2, 4, 5, 6, 7]), index_ranges([6]), index_ranges([])
+    (['0-2', '4-7'], ['6'], [])
+    """
+    runs: list[list[int]] = []
+    for v in sorted(indexes):
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs]
 
 
 def _pg_profile(h: HeadroomData) -> dict[str, str]:
@@ -221,5 +237,39 @@ _PAD = ["    " * i for i in range(16)]
 _string = json.encoder.encode_basestring_ascii
 
 
+def dumps_config_db(db: dict[str, Any]) -> str:
+    """:func:`dumps` specialised for config_db's shape (table → key → field → string), the hot path of the
+    SONiC renderer; any other shape below a table falls back to :func:`dumps`.
+
+    >>> db = {"PORT": {"Ethernet0": {"mtu": "9216", "alias": "etp1"}}, "LLDP": {}}
+    >>> dumps_config_db(db) == json.dumps(db, sort_keys=True, indent=4)
+    True
+    """
+    enc = _string
+    row_sep, field_sep = ",\n" + _PAD[2], ",\n" + _PAD[3]
+    tables = []
+    for name in sorted(db):
+        rows = db[name]
+        if type(rows) is not dict or not rows:
+            tables.append(enc(name) + ": " + dumps(rows, 1))
+            continue
+        out = []
+        for key in sorted(rows):
+            fields = rows[key]
+            if type(fields) is dict and fields:
+                try:
+                    body = field_sep.join([enc(f) + ": " + enc(fields[f]) for f in sorted(fields)])
+                except TypeError:  # a value that is not a string: take the general path
+                    out.append(enc(key) + ": " + dumps(fields, 2))
+                    continue
+                out.append(enc(key) + ": {\n" + _PAD[3] + body + "\n" + _PAD[2] + "}")
+            else:
+                out.append(enc(key) + ": " + dumps(fields, 2))
+        tables.append(enc(name) + ": {\n" + _PAD[2] + row_sep.join(out) + "\n" + _PAD[1] + "}")
+    if not tables:
+        return "{}"
+    return "{\n" + _PAD[1] + (",\n" + _PAD[1]).join(tables) + "\n}"
+
+
 def render_config_db(d: DeviceData) -> str:
-    return dumps(config_db(d)) + "\n"
+    return dumps_config_db(config_db(d)) + "\n"

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from napalm.base import NetworkDriver
-from napalm.base.exceptions import ConnectionException
+from napalm.base.exceptions import ConnectionException, ReplaceConfigException
 
 from fabricgen.deploy.credentials import redact
 
@@ -29,6 +29,8 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
 
     netmiko_device_type = "linux"
     workdir = "/var/lib/fabricgen"
+    running_command = ""  # prints the running configuration (get_config)
+    startup_path = ""  # the startup configuration file (get_config)
 
     def __init__(
         self,
@@ -142,6 +144,33 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
 
     def _path(self, name: str) -> str:
         return shlex.quote(f"{self.workdir}/{name}")
+
+    def _stage_candidate(self, name: str, filename: str | None, config: str | None) -> str:
+        """NAPALM's ``load_replace_candidate`` arguments → the candidate text, copied to ``workdir/name``."""
+        if filename is not None:
+            with open(filename) as f:
+                config = f.read()
+        if config is None:
+            raise ReplaceConfigException("load_replace_candidate needs a filename or a config")
+        self._check_candidate(config)
+        self._run(f"mkdir -p {shlex.quote(self.workdir)} && chmod 700 {shlex.quote(self.workdir)}")
+        self._put(f"{self.workdir}/{name}", config)
+        return config
+
+    def _check_candidate(self, config: str) -> None:
+        """Refuse a malformed candidate before it is uploaded (raise ReplaceConfigException)."""
+
+    def get_config(
+        self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
+    ) -> dict[str, str]:
+        out = {"running": "", "candidate": "", "startup": ""}
+        if retrieve in ("all", "running"):
+            out["running"] = self._run(self.running_command)
+        if retrieve in ("all", "candidate"):
+            out["candidate"] = self._candidate or ""
+        if retrieve in ("all", "startup"):
+            out["startup"] = self._exec(f"cat {shlex.quote(self.startup_path)} 2>/dev/null")[1]
+        return out
 
     def cli(self, commands: list[str], encoding: str = "text") -> dict[str, str]:
         return {c: self._exec(c)[1] for c in commands}

@@ -114,16 +114,12 @@ class FrrDriver(SSHDriver):
     """Linux + FRR over SSH (netmiko ``linux``), following NAPALM's NetworkDriver contract."""
 
     workdir = "/etc/frr/fabricgen"
+    running_command = "vtysh -c 'show running-config'"
+    startup_path = "/etc/frr/frr.conf"
 
     # ------------------------------------------------------------------ candidate
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        if filename is not None:
-            with open(filename) as f:
-                config = f.read()
-        if config is None:
-            raise ReplaceConfigException("load_replace_candidate needs a filename or a config")
-        self._run(f"mkdir -p {shlex.quote(self.workdir)} && chmod 700 {shlex.quote(self.workdir)}")
-        self._put(f"{self.workdir}/candidate.conf", config)
+        config = self._stage_candidate("candidate.conf", filename, config)
         rc, out = self._exec(f"vtysh --dryrun -f {self._path('candidate.conf')}")
         if rc != 0:
             self._exec(f"rm -f {self._path('candidate.conf')}")
@@ -191,18 +187,6 @@ class FrrDriver(SSHDriver):
         self._run("vtysh -c 'write memory' >/dev/null")
 
     # ------------------------------------------------------------------ getters
-    def get_config(
-        self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
-    ) -> dict[str, str]:
-        out = {"running": "", "candidate": "", "startup": ""}
-        if retrieve in ("all", "running"):
-            out["running"] = self._run("vtysh -c 'show running-config'")
-        if retrieve in ("all", "candidate"):
-            out["candidate"] = self._candidate or ""
-        if retrieve in ("all", "startup"):
-            out["startup"] = self._exec("cat /etc/frr/frr.conf 2>/dev/null")[1]
-        return out
-
     def get_facts(self) -> dict[str, Any]:
         out = self._run("hostname; cut -d' ' -f1 /proc/uptime; vtysh -c 'show version' | head -1; ls /sys/class/net")
         lines = out.splitlines()

@@ -15,7 +15,6 @@ NVUE cannot run on this machine: the parsers are tested against recorded output 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from napalm.base.exceptions import CommitError, MergeConfigException, ReplaceConfigException
 
@@ -66,16 +65,12 @@ def parse_history_applied(text: str) -> list[str]:
 
 class NvueDriver(FrrDriver):
     workdir = "/tmp/fabricgen"
+    running_command = "nv config show -o yaml"
+    startup_path = "/etc/nvue.d/startup.yaml"
     confirm_command = "nv config apply --confirm-yes"
 
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        if filename is not None:
-            with open(filename) as f:
-                config = f.read()
-        if config is None:
-            raise ReplaceConfigException("load_replace_candidate needs a filename or a config")
-        self._run(f"mkdir -p {self.workdir} && chmod 700 {self.workdir}")
-        self._put(f"{self.workdir}/candidate.yaml", config)
+        config = self._stage_candidate("candidate.yaml", filename, config)
         rc, out = self._exec(f"nv config replace {self._path('candidate.yaml')}")
         if rc != 0:
             raise ReplaceConfigException(f"nv config replace refused the candidate: {out.strip()[-300:]}")
@@ -120,12 +115,3 @@ class NvueDriver(FrrDriver):
             raise CommitError("no earlier applied revision to roll back to")
         self._run(f"nv config apply {revs[1]} -y", timeout=300)
 
-    def get_config(
-        self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
-    ) -> dict[str, Any]:
-        out = {"running": "", "candidate": self._candidate or "", "startup": ""}
-        if retrieve in ("all", "running"):
-            out["running"] = self._run("nv config show -o yaml")
-        if retrieve in ("all", "startup"):
-            out["startup"] = self._exec("cat /etc/nvue.d/startup.yaml")[1]
-        return out

@@ -27,19 +27,17 @@ CHECKPOINT = "fabricgen-rollback"
 
 class SonicDriver(SSHDriver):
     workdir = "/tmp/fabricgen"
+    running_command = "show runningconfiguration all"
+    startup_path = "/etc/sonic/config_db.json"
 
-    def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        if filename is not None:
-            with open(filename) as f:
-                config = f.read()
-        if config is None:
-            raise ReplaceConfigException("load_replace_candidate needs a filename or a config")
+    def _check_candidate(self, config: str) -> None:
         try:
             json.loads(config)
         except ValueError as exc:
             raise ReplaceConfigException(f"candidate is not JSON: {exc}") from None
-        self._run(f"mkdir -p {self.workdir} && chmod 700 {self.workdir}")
-        self._put(f"{self.workdir}/candidate.json", config)
+
+    def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        config = self._stage_candidate("candidate.json", filename, config)
         self._candidate = config
 
     def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
@@ -85,16 +83,6 @@ class SonicDriver(SSHDriver):
         if rc != 0 or "Config rolled back successfully" not in out:
             raise CommitError(f"rollback failed: {out.strip()[-300:]}")
         self._run("sudo config save -y")
-
-    def get_config(
-        self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
-    ) -> dict[str, str]:
-        out = {"running": "", "candidate": self._candidate or "", "startup": ""}
-        if retrieve in ("all", "running"):
-            out["running"] = self._run("show runningconfiguration all")
-        if retrieve in ("all", "startup"):
-            out["startup"] = self._exec("cat /etc/sonic/config_db.json")[1]
-        return out
 
     def get_facts(self) -> dict[str, Any]:
         return parse_show_version(self._run("show version"), self._run("hostname").strip(),
