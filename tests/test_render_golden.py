@@ -58,7 +58,7 @@ def test_eos_every_roce_port_has_pfc_ecn_and_trust() -> None:
                         f" bytes max-mark-probability {e.probability_pct}") in body
             assert body.count("random-detect ecn") == len(pq.ecn)
         assert "qos map dscp 26 to traffic-class 3" in cfg.main
-        assert "fields l4 dst-port src-port" in cfg.main
+        assert "ip load-sharing trident fields ip source-ip destination-ip source-port destination-port" in cfg.main
 
 
 def test_nxos_policies_defined_before_use_and_pfc_on_lossless_only() -> None:
