@@ -253,3 +253,46 @@ def test_lab_status_and_host_keys_are_checked(converged: Live, lab: labmod.LabSt
         assert proc.returncode == 1 and "NOT CHECKED" in proc.stdout  # unknown host key: refused
     finally:
         shutil.copy(lab.dir / "known_hosts.bak", lab.known_hosts)
+
+
+def test_apply_of_a_saved_plan_pushes_exactly_its_devices_and_refuses_it_once_stale(
+    converged: Live, lab: labmod.LabState, inventory: Path, tmp_path: Path
+) -> None:
+    """`fabricgen plan -o plan.json` then `fabricgen apply plan.json`: the expansion that added leaf4 touches
+    leaf4 and the two spines (new neighbours) and nothing else; a plan whose inventory changed is refused."""
+    before = tmp_path / "before"
+    before.mkdir()
+    text = (inventory / "fabric.yaml").read_text()
+    kept = [line for line in text.splitlines() if "leaf4" not in line]
+    (before / "fabric.yaml").write_text("\n".join(kept) + "\n")
+    plan_file = tmp_path / "plan.json"
+    proc = fabricgen("plan", "--base", str(before), str(inventory), "--no-diffs", "-o", str(plan_file))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(plan_file.read_text())["devices_to_change"] == ["leaf4", "spine1", "spine2"]
+
+    # leaf4 drifted (it is in the plan), leaf1 drifted too (it is not)
+    for switch, asn, peer in (("leaf4", "4200100004", "10.128.18.0"), ("leaf1", "4200100001", "10.128.6.0")):
+        vtysh(lab, switch, "configure terminal", f"router bgp {asn}", f"neighbor {peer} shutdown")
+    leaf1_drifted = running(lab, "leaf1")
+    try:
+        proc = fabricgen("apply", str(plan_file), "--format", "json")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report = json.loads(proc.stdout)
+        assert set(report["outcomes"]) == {"leaf4", "spine1", "spine2"}
+        assert report["summary"] == {"applied": ["leaf4"], "unchanged": ["spine1", "spine2"]}
+        assert "neighbor 10.128.18.0 shutdown" not in running(lab, "leaf4")
+        assert running(lab, "leaf1") == leaf1_drifted  # not in the plan: not touched
+
+        # the inventory changes after the plan was made: the plan is refused and nothing is pushed
+        (inventory / "fabric.yaml").write_text(text + "# edited after the plan\n")
+        vtysh(lab, "leaf4", "configure terminal", "router bgp 4200100004", "neighbor 10.128.18.0 shutdown")
+        leaf4_drifted = running(lab, "leaf4")
+        proc = fabricgen("apply", str(plan_file))
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        assert "fabric.yaml" in proc.stderr and "the plan is stale" in proc.stderr
+        assert running(lab, "leaf4") == leaf4_drifted
+    finally:
+        (inventory / "fabric.yaml").write_text(text)
+        report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf1", "leaf4"])
+        assert set(report.by_status()) <= {"applied", "unchanged"}
