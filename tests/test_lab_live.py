@@ -296,3 +296,28 @@ def test_apply_of_a_saved_plan_pushes_exactly_its_devices_and_refuses_it_once_st
         report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
                        Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf1", "leaf4"])
         assert set(report.by_status()) <= {"applied", "unchanged"}
+
+
+def test_plan_live_diffs_the_running_config_of_the_plans_devices(
+    converged: Live, lab: labmod.LabState, inventory: Path, tmp_path: Path
+) -> None:
+    """`fabricgen plan --live`: the config diff of each device the plan touches is running → intended,
+    read from the devices (read-only): a device at intent shows no diff, a hand-changed one shows the change."""
+    before = tmp_path / "before"
+    before.mkdir()
+    text = (inventory / "fabric.yaml").read_text()
+    (before / "fabric.yaml").write_text("\n".join(line for line in text.splitlines() if "leaf4" not in line) + "\n")
+    vtysh(lab, "spine1", "configure terminal", "router bgp 4200000100", "neighbor 10.128.6.1 shutdown")
+    spine1_running = running(lab, "spine1")
+    try:
+        proc = fabricgen("plan", "--base", str(before), str(inventory), "--live", "--format", "json")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        configs = json.loads(proc.stdout)["configs"]
+        live = {name: f for name, c in configs.items() for f in c["files"] if f["path"] == "running"}
+        assert set(live) == {"spine1"}, configs  # spine2 and leaf4 run their intended frr.conf already
+        assert live["spine1"]["diff"].splitlines()[2:] == ["- router bgp 4200000100 / neighbor 10.128.6.1 shutdown"]
+        assert running(lab, "spine1") == spine1_running  # read-only
+    finally:
+        report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["spine1"])
+        assert report.by_status() == {"applied": ["spine1"]}

@@ -1,14 +1,16 @@
 """``fabricgen plan --live``: diff the new intended configuration against what the devices run now.
 
 Reuses the drift machinery of :mod:`fabricgen.deploy` (targets, credentials, drivers, the per-device
-runner, the intended configurations): only getters are called, nothing is pushed.
+runner, the intended configurations, the semantic comparison — so order, whitespace and echoed defaults
+are not reported): only getters are called, nothing is pushed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fabricgen.plan.configdiff import DeviceConfigDiff, FileDiff, unified
+from fabricgen.deploy.normalize import ConfigDiff, compare
+from fabricgen.plan.configdiff import DeviceConfigDiff, FileDiff
 
 
 def live_config_diffs(
@@ -47,10 +49,27 @@ def live_config_diffs(
         if res.failed or res.value is None:
             notes.append(f"--live: {name}: {res.error}")
             continue
-        text, plus, minus = unified(res.value, intended[name], f"running/{name}", f"intended/{name}")
-        if text:
-            platform = live.targets.targets[name].platform
+        platform = live.targets.targets[name].platform
+        diff = compare(platform, intended[name], res.value)  # semantic, as `fabricgen drift` compares
+        if diff.drifted:
+            text = live_diff_text(name, diff)
             out[name] = DeviceConfigDiff(
-                name, platform, "changed", (FileDiff("running", "changed", plus, minus, text),), "live"
+                name, platform, "changed",
+                (FileDiff("running", "changed", len(diff.missing), len(diff.unexpected), text),), "live",
             )
     return out, notes
+
+
+def live_diff_text(name: str, diff: ConfigDiff) -> str:
+    """What applying would change on a running device, one configuration path per line.
+
+    >>> print(live_diff_text("leaf1", ConfigDiff(missing=("router bgp 1 / maximum-paths 64",),
+    ...                                          unexpected=("router bgp 1 / neighbor 10.0.0.1 shutdown",))))
+    --- running/leaf1
+    +++ intended/leaf1
+    - router bgp 1 / neighbor 10.0.0.1 shutdown
+    + router bgp 1 / maximum-paths 64
+    """
+    lines = [f"--- running/{name}", f"+++ intended/{name}"]
+    lines += [f"- {line}" for line in diff.unexpected] + [f"+ {line}" for line in diff.missing]
+    return "\n".join(lines)
