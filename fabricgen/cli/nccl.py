@@ -7,7 +7,7 @@ import json
 import click
 
 from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, guarded, stderr_console, stdout_console
-from fabricgen.cli.scaling import COLLECTIVES
+from fabricgen.cli.scaling import COLLECTIVES, NIC_EFFICIENCY, NVLINK_EFFICIENCY
 
 
 @click.group()
@@ -33,14 +33,8 @@ def nccl() -> None:
 @click.option(
     "--accept-fabric-limits", is_flag=True, help="Report runs the declared fabric limits, but do not fail on them."
 )
-@click.option(
-    "--nic-efficiency", type=click.FloatRange(0, 1, min_open=True), default=0.92, show_default=True,
-    help="Payload share of a RoCE link's line rate.",
-)
-@click.option(
-    "--nvlink-efficiency", type=click.FloatRange(0, 1, min_open=True), default=0.80, show_default=True,
-    help="Share of the per-GPU NVLink bandwidth a collective reaches.",
-)
+@NIC_EFFICIENCY
+@NVLINK_EFFICIENCY
 @FORMAT
 @guarded
 def analyze(

@@ -7,8 +7,20 @@ import json
 import click
 
 from fabricgen.cli import EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.perf.model import Assumptions
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+
+
+_DEFAULT = Assumptions()
+NIC_EFFICIENCY = click.option(
+    "--nic-efficiency", type=click.FloatRange(0, 1, min_open=True), default=_DEFAULT.nic_efficiency,
+    show_default=True, help="Payload share of a RoCE link's line rate.",
+)
+NVLINK_EFFICIENCY = click.option(
+    "--nvlink-efficiency", type=click.FloatRange(0, 1, min_open=True), default=_DEFAULT.nvlink_efficiency,
+    show_default=True, help="Share of the per-GPU NVLink bandwidth a collective reaches.",
+)
 
 
 @click.command()
@@ -23,14 +35,8 @@ COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
     metavar="DEVICE[:PORT]",
     help="Take a switch, node, switch port or node NIC out of service (repeatable).",
 )
-@click.option(
-    "--nic-efficiency", type=click.FloatRange(0, 1, min_open=True), default=0.92, show_default=True,
-    help="Payload share of a RoCE link's line rate.",
-)
-@click.option(
-    "--nvlink-efficiency", type=click.FloatRange(0, 1, min_open=True), default=0.80, show_default=True,
-    help="Share of the per-GPU NVLink bandwidth a collective reaches.",
-)
+@NIC_EFFICIENCY
+@NVLINK_EFFICIENCY
 @FORMAT
 @guarded
 def scaling(
