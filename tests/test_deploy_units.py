@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 from fabricgen.deploy import credentials as cred
+from fabricgen.deploy import runner
 from fabricgen.deploy.apply import ApplyOptions, FabricLock, LockError, apply, make_waves, order_devices
 from fabricgen.deploy.drivers.frr import parse_reload_test
 from fabricgen.deploy.normalize import compare
@@ -281,3 +282,36 @@ def test_dry_run_changes_nothing(labfrr: Fabric, tmp_path: Path) -> None:
     assert set(report.by_status()) == {"would-change"}
     assert not any(step == "commit" for _, step in ScriptedDriver.log)
     assert not (tmp_path / "last-apply.json").exists()
+
+
+def test_fan_out_keeps_going_past_failures_and_redacts_secrets() -> None:
+    def task(name: str) -> str:
+        if name == "leaf2":
+            raise ConnectionError("auth failed for admin/hunter2")
+        return name.upper()
+
+    res = runner.run(task, ["spine1", "leaf2", "leaf1"], workers=2, secrets=["hunter2"])
+    assert list(res.by_device) == ["spine1", "leaf2", "leaf1"]  # input order, whatever finished first
+    assert res.by_device["leaf1"].value == "LEAF1" and res.failed == ["leaf2"]
+    assert res.by_device["leaf2"].error is not None and "hunter2" not in res.by_device["leaf2"].error
+
+
+def test_progress_only_on_a_terminal_outside_ci_and_only_on_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    monkeypatch.setattr(runner.sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setenv("CI", "true")
+    assert not runner.show_progress()
+    monkeypatch.delenv("CI")
+    assert runner.show_progress()
+
+    drawn = io.StringIO()
+    monkeypatch.setattr(runner, "progress_console", lambda: Console(file=drawn, force_terminal=True, width=80))
+    res = runner.run(lambda n: n, ["a", "b", "c"], label="verify")
+    assert not res.failed
+    assert "verify" in drawn.getvalue()  # the bar was drawn, on the progress console
+    assert capsys.readouterr().out == ""  # and nothing reached stdout

@@ -46,6 +46,13 @@ def show_progress() -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI")
 
 
+def progress_console() -> Any:
+    """Progress goes to stderr, so that stdout (a report, JSON) stays clean."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
 def run(
     task: Callable[[str], T],
     names: Iterable[str],
@@ -59,7 +66,7 @@ def run(
     if show_progress() and names:
         from rich.progress import Progress
 
-        progress = Progress(transient=True, console=None)
+        progress = Progress(transient=True, console=progress_console())
         progress.start()
         bar = progress.add_task(label, total=len(names))
 
