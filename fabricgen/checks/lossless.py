@@ -31,6 +31,7 @@ from fabricgen.errors import SourcePos
 from fabricgen.qos import compute
 from fabricgen.qos.maps import L2_OVERHEAD, dscp_of_tos, map_differences, roce_path_mtu, tos_byte
 from fabricgen.qos.model import FabricQos, NicQos, PortQos
+from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import End, Fabric, Link
 
 
@@ -55,14 +56,18 @@ def _end(qos: FabricQos, end: End) -> _End | None:
     return None
 
 
-def _links(fabric: Fabric) -> Iterator[tuple[Link, _End, _End]]:
+@per_fabric
+def _links(fabric: Fabric) -> list[tuple[Link, _End, _End]]:
+    """Every cabled link with the QoS of both ends (built once per fabric, shared by the rules below)."""
     qos = compute(fabric)
+    out = []
     for link in fabric.links:
         if link.b is None:
             continue
         a, b = _end(qos, link.a), _end(qos, link.b)
         if a is not None and b is not None:
-            yield link, a, b
+            out.append((link, a, b))
+    return out
 
 
 def _prios(values: frozenset[int] | set[int]) -> str:

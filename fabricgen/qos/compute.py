@@ -6,7 +6,6 @@ Linear in the number of ports; everything that depends only on (platform, ASIC, 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -15,6 +14,7 @@ from fabricgen.qos import headroom as hr
 from fabricgen.qos.maps import tos_byte
 from fabricgen.qos.model import BufferPlan, FabricQos, Headroom, NcclEnv, NicQos, PortQos, SwitchQos
 from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_policy
+from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import Fabric, HostNic, LinkKind, Node, PortKind
 
 _CABLE_DEFAULT = {
@@ -23,18 +23,10 @@ _CABLE_DEFAULT = {
     LinkKind.SPINE_CORE: "fabric.cable_defaults.spine_core",
 }
 
-_cache: dict[int, tuple[weakref.ref[Fabric], FabricQos]] = {}
-
-
+@per_fabric
 def compute(fabric: Fabric) -> FabricQos:
     """The QoS of every switch port, host NIC and node of ``fabric`` (memoised per Fabric object)."""
-    hit = _cache.get(id(fabric))
-    if hit is not None and hit[0]() is fabric:
-        return hit[1]
-    result = _Computer(fabric).run()
-    key = id(fabric)
-    _cache[key] = (weakref.ref(fabric, lambda _ref: _cache.pop(key, None)), result)
-    return result
+    return _Computer(fabric).run()
 
 
 def _setting_source(fabric: Fabric, name: str) -> str:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from fabricgen.inventory.schema import Role, SwitchModel
+from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import Fabric, PortKind, Switch
 
 
@@ -70,9 +72,11 @@ def switch_load(switch: Switch, model: SwitchModel) -> SwitchLoad:
     )
 
 
-def loads(fabric: Fabric) -> dict[str, SwitchLoad]:
+@per_fabric
+def loads(fabric: Fabric) -> Mapping[str, SwitchLoad]:
+    """Every switch's load, by name (computed once per fabric and shared, hence read-only)."""
     models = fabric.catalog.switches
-    return {name: switch_load(sw, models[sw.model]) for name, sw in fabric.switches.items()}
+    return MappingProxyType({name: switch_load(sw, models[sw.model]) for name, sw in fabric.switches.items()})
 
 
 @dataclass(frozen=True, slots=True)
