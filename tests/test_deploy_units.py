@@ -86,6 +86,18 @@ def test_credentials_file_must_be_0600(tmp_path: Path) -> None:
     assert "hunter2" not in repr(c) and "hunter2" not in str(c)
 
 
+def test_credentials_file_may_be_yaml_and_a_broken_one_never_echoes_its_content(tmp_path: Path) -> None:
+    f = tmp_path / "credentials.yaml"
+    f.write_text("# fabric switches\nusername: ops\npassword: 'hunter2-secret'\nssh_key: /etc/fabricgen/id_ed25519\n")
+    os.chmod(f, 0o600)
+    c = cred.from_file(f)
+    assert (c.username, c.password, c.ssh_key) == ("ops", "hunter2-secret", "/etc/fabricgen/id_ed25519")
+    f.write_text("username: ops\npassword: 'hunter2-se\n  cret: [\n")
+    with pytest.raises(cred.CredentialsError, match="not a JSON or YAML mapping") as exc:
+        cred.from_file(f)
+    assert "hunter2" not in str(exc.value)
+
+
 def test_credentials_from_env_and_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FABRICGEN_USERNAME", "ops")
     monkeypatch.setenv("FABRICGEN_PASSWORD", "s3cr3t-pw")

@@ -13,7 +13,6 @@ to be printed, logged or written to a report.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass, field
@@ -48,18 +47,30 @@ def check_permissions(path: Path) -> None:
         )
 
 
+def _parse(path: Path, text: str) -> object:
+    """A credentials file's mapping, from JSON or YAML. Errors name the line only, never its content."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(text)  # JSON is YAML too
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise CredentialsError(f"{path}: not a JSON or YAML mapping (syntax error{where})") from None
+    except YAMLError:
+        raise CredentialsError(f"{path}: not a JSON or YAML mapping") from None
+
+
 def from_file(path: str | Path) -> Credentials:
+    """Credentials from a JSON or YAML file of mode 0600: ``username`` and ``password`` and/or ``ssh_key``."""
     p = Path(path)
     try:
         check_permissions(p)
         text = p.read_text()
     except OSError as exc:
         raise CredentialsError(f"{p}: {exc.strerror}") from None
-    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise CredentialsError(f"{p}: not a JSON object with username/password/ssh_key") from None
+    data = _parse(p, text)
     if not isinstance(data, dict) or not isinstance(data.get("username"), str):
         raise CredentialsError(f"{p}: needs at least a string 'username'")
     key = data.get("ssh_key")
