@@ -3,8 +3,8 @@
 Sources, first match wins:
 
 1. ``FABRICGEN_USERNAME`` + ``FABRICGEN_PASSWORD`` and/or ``FABRICGEN_SSH_KEY`` (path to a private key);
-2. the file named by ``--credentials`` / ``FABRICGEN_CREDENTIALS`` — JSON (``{"username": …, "password": …,
-   "ssh_key": …}``), lines starting with ``#`` ignored — which must not be readable by group or others;
+2. the file named by ``--credentials`` / ``FABRICGEN_CREDENTIALS`` — a JSON or YAML mapping with ``username``,
+   ``password`` and/or ``ssh_key`` — which must not be readable by group or others;
 3. a running lab's own credentials file (written 0600 by ``fabricgen lab up``).
 
 :class:`Credentials` never shows its password in ``repr``/``str``; :func:`redact` scrubs any text that is about
