@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from intents import intent_yaml  # bench/intents.py
+
 from fabricgen.inventory.load import load_inventory
 from fabricgen.qos import compute
 from fabricgen.qos.model import FabricQos
@@ -23,18 +25,6 @@ from fabricgen.render.retarget import retarget
 from fabricgen.runtime import tune_gc
 from fabricgen.topology.model import Fabric
 from fabricgen.topology.resolve import resolve
-
-INTENT = """\
-fabric: {{name: {name}}}
-intent:
-  rail_optimized:
-    server: dgx-h100
-    nodes_per_unit: 32
-    units: {units}
-    leaf: {{model: sn5600, uplink_speed: 400G}}
-    spine: {{model: sn5600}}
-    core: {{model: sn5600}}
-"""
 
 
 def _rss_mib() -> float:
@@ -60,7 +50,7 @@ def main() -> None:
         root = Path(tmp)
         for label, units in sizes:
             inv = root / f"{label}.yaml"
-            inv.write_text(INTENT.format(name=f"bench{label}", units=units))
+            inv.write_text(intent_yaml(f"bench{label}", units))
             t0 = time.perf_counter()
             loaded = load_inventory(inv)
             fabric = resolve(loaded)

@@ -18,25 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-INTENT = """\
-fabric:
-  name: bench-{gpus}
-intent:
-  rail_optimized:
-    server: dgx-h100
-    nodes_per_unit: 32
-    units: {units}
-    leaf: {{model: sn5600, uplink_speed: 400G}}
-    spine: {{model: sn5600}}
-    core: {{model: sn5600}}
-"""
+from intents import intent_yaml  # bench/intents.py
 
 
 def run(gpus: int, workdir: Path) -> tuple[int, float, float]:
     """Validate a fabric of about ``gpus`` GPUs in a child process; wall seconds and its own peak RSS (MB)."""
     units = max(1, math.ceil(gpus / 256))
     path = workdir / f"bench-{units}.yaml"
-    path.write_text(INTENT.format(gpus=units * 256, units=units))
+    path.write_text(intent_yaml(f"bench-{units * 256}", units))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(

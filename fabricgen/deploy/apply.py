@@ -34,6 +34,7 @@ from fabricgen.deploy.credentials import redact
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.verify import check_bgp, check_interfaces
 from fabricgen.inventory.schema import Role
+from fabricgen.lab.machine import pid_alive
 from fabricgen.topology.model import Fabric
 
 AT_INTENDED = ("unchanged", "applied")
@@ -140,7 +141,7 @@ class FabricLock:
                 except (OSError, ValueError):
                     holder = {}
                 pid, host = int(holder.get("pid", 0)), holder.get("host")
-                if host == socket.gethostname() and pid and not _alive(pid):
+                if host == socket.gethostname() and pid and not pid_alive(pid):
                     self.note = f"removed a stale lock of pid {pid} (no longer running)"
                     self.path.unlink(missing_ok=True)
                     continue
@@ -155,16 +156,6 @@ class FabricLock:
 
     def __exit__(self, *exc: object) -> None:
         self.path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def last_report(directory: Path) -> dict[str, Any] | None:
