@@ -143,3 +143,19 @@ def test_sonic_refuses_a_candidate_that_is_not_json_before_uploading_it() -> Non
     with pytest.raises(ReplaceConfigException, match="not JSON"):
         d.load_replace_candidate(config="{not json")
     assert d._exec.sent == []  # nothing reached the device
+
+
+@pytest.mark.parametrize("cls", [SonicDriver, NvueDriver])
+def test_commit_is_refused_without_a_candidate_or_while_a_confirm_is_pending(cls: Any) -> None:
+    from napalm.base.exceptions import CommitError, MergeConfigException
+
+    d = driver(cls, {})
+    with pytest.raises(CommitError, match="no candidate loaded"):
+        d.commit_config(revert_in=60)
+    with pytest.raises(MergeConfigException, match=f"the {d.platform} driver replaces the whole configuration"):
+        d.load_merge_candidate(config="x")
+    d._candidate = "loaded"
+    d.has_pending_commit = lambda: True
+    with pytest.raises(CommitError, match="already pending"):
+        d.commit_config(revert_in=60)
+    assert d._exec.sent == []  # refused before anything reached the device

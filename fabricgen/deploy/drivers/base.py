@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from napalm.base import NetworkDriver
-from napalm.base.exceptions import ConnectionException, ReplaceConfigException
+from napalm.base.exceptions import CommitError, ConnectionException, MergeConfigException, ReplaceConfigException
 
 from fabricgen.deploy.credentials import redact
 
@@ -28,6 +28,7 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
     """Base for drivers that manage a Linux-based NOS over SSH."""
 
     netmiko_device_type = "linux"
+    platform = ""  # fabricgen's platform name, for messages
     workdir = "/var/lib/fabricgen"
     running_command = ""  # prints the running configuration (get_config)
     startup_path = ""  # the startup configuration file (get_config)
@@ -157,6 +158,18 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
         self._put(f"{self.workdir}/{name}", config)
         return config
 
+    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        raise MergeConfigException(
+            f"the {self.platform} driver replaces the whole configuration; use load_replace_candidate"
+        )
+
+    def _ready_to_commit(self) -> None:
+        """Refuse a commit with nothing loaded, or while an earlier commit-confirm still waits."""
+        if self._candidate is None:
+            raise CommitError("no candidate loaded")
+        if self.has_pending_commit():
+            raise CommitError("a commit-confirm is already pending on this device")
+
     def _check_candidate(self, config: str) -> None:
         """Refuse a malformed candidate before it is uploaded (raise ReplaceConfigException)."""
 
@@ -201,7 +214,6 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
         rc, out = self._exec(f"tr '\\0' ' ' < /proc/{int(pid)}/cmdline 2>/dev/null")
         return rc == 0 and TIMER_MARKER in out
 
-
     def has_pending_commit(self) -> bool:
         record = self._pending()
         return bool(record and self._timer_alive(int(record["pid"])))
@@ -217,4 +229,3 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
             self._exec(f"kill -TERM -- -{pid} 2>/dev/null || kill -TERM {pid}")
         self._exec(f"rm -f {self._path('pending.json')}")
         return alive
-

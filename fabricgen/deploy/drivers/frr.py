@@ -22,7 +22,7 @@ import json
 import shlex
 from typing import Any
 
-from napalm.base.exceptions import CommitError, MergeConfigException, ReplaceConfigException
+from napalm.base.exceptions import CommitError, ReplaceConfigException
 
 from fabricgen.deploy.drivers.base import CommandError, SSHDriver  # noqa: F401 - CommandError re-exported
 
@@ -113,6 +113,7 @@ def format_paths(deletes: list[tuple[str, ...]], adds: list[tuple[str, ...]]) ->
 class FrrDriver(SSHDriver):
     """Linux + FRR over SSH (netmiko ``linux``), following NAPALM's NetworkDriver contract."""
 
+    platform = "frr"
     workdir = "/etc/frr/fabricgen"
     running_command = "vtysh -c 'show running-config'"
     startup_path = "/etc/frr/frr.conf"
@@ -125,9 +126,6 @@ class FrrDriver(SSHDriver):
             self._exec(f"rm -f {self._path('candidate.conf')}")
             raise ReplaceConfigException(f"candidate rejected by vtysh --dryrun: {out.strip()[-400:]}")
         self._candidate = config
-
-    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        raise MergeConfigException("the frr driver replaces the whole configuration; use load_replace_candidate")
 
     def _reload_test(self, path: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
         rc, out = self._exec(f"{FRR_RELOAD} --test --stdout {path} 2>/dev/null")
@@ -148,10 +146,7 @@ class FrrDriver(SSHDriver):
 
     # ------------------------------------------------------------------ commit / confirm / rollback
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
-        if self._candidate is None:
-            raise CommitError("no candidate loaded")
-        if self.has_pending_commit():
-            raise CommitError("a commit-confirm is already pending on this device")
+        self._ready_to_commit()
         self._reload_test(self._path("candidate.conf"))  # never apply after a failed test
         self._run(f"vtysh -c 'show running-config' | sed -e '/^Building config/d' -e '/^Current configuration:/d'"
                   f" > {self._path('rollback-0.conf')}.tmp && "

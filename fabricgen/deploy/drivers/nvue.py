@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from napalm.base.exceptions import CommitError, MergeConfigException, ReplaceConfigException
+from napalm.base.exceptions import CommitError, ReplaceConfigException
 
 from fabricgen.deploy.drivers.frr import FrrDriver
 
@@ -64,6 +64,7 @@ def parse_history_applied(text: str) -> list[str]:
 
 
 class NvueDriver(FrrDriver):
+    platform = "nvue"
     workdir = "/tmp/fabricgen"
     running_command = "nv config show -o yaml"
     startup_path = "/etc/nvue.d/startup.yaml"
@@ -76,9 +77,6 @@ class NvueDriver(FrrDriver):
             raise ReplaceConfigException(f"nv config replace refused the candidate: {out.strip()[-300:]}")
         self._candidate = config
 
-    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        raise MergeConfigException("the nvue driver replaces the whole configuration; use load_replace_candidate")
-
     def compare_config(self) -> str:
         if self._candidate is None:
             return ""
@@ -89,10 +87,7 @@ class NvueDriver(FrrDriver):
         self._candidate = None
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
-        if self._candidate is None:
-            raise CommitError("no candidate loaded")
-        if self.has_pending_commit():
-            raise CommitError("a commit-confirm is already pending on this device")
+        self._ready_to_commit()
         cmd = f"nv config apply --confirm {int(revert_in)}s -y" if revert_in else "nv config apply -y"
         rc, out = self._exec(cmd, timeout=300)
         if rc != 0:

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from napalm.base.exceptions import CommitError, MergeConfigException, ReplaceConfigException
+from napalm.base.exceptions import CommitError, ReplaceConfigException
 
 from fabricgen.deploy.drivers.base import SSHDriver
 from fabricgen.deploy.drivers.frr import parse_bgp_neighbors
@@ -26,6 +26,7 @@ CHECKPOINT = "fabricgen-rollback"
 
 
 class SonicDriver(SSHDriver):
+    platform = "sonic"
     workdir = "/tmp/fabricgen"
     running_command = "show runningconfiguration all"
     startup_path = "/etc/sonic/config_db.json"
@@ -39,9 +40,6 @@ class SonicDriver(SSHDriver):
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
         config = self._stage_candidate("candidate.json", filename, config)
         self._candidate = config
-
-    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        raise MergeConfigException("the sonic driver replaces config_db whole; use load_replace_candidate")
 
     def compare_config(self) -> str:
         if self._candidate is None:
@@ -57,10 +55,7 @@ class SonicDriver(SSHDriver):
         self._candidate = None
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
-        if self._candidate is None:
-            raise CommitError("no candidate loaded")
-        if self.has_pending_commit():
-            raise CommitError("a commit-confirm is already pending on this device")
+        self._ready_to_commit()
         self._run(f"sudo config checkpoint {CHECKPOINT}")
         rc, out = self._exec(f"sudo config replace {self._path('candidate.json')}", timeout=300)
         if rc != 0 or "Config replaced successfully" not in out:
