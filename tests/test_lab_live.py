@@ -7,6 +7,7 @@ the module and always torn down, also on failure.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -67,6 +68,13 @@ def lab(inventory: Path, env: dict[str, str]) -> Iterator[labmod.LabState]:
     from fabricgen.topology.resolve import resolve
 
     fabric = resolve(load_inventory(inventory))
+    # One lab of this name per machine: checkouts that run the suite side by side take turns here.
+    with open("/tmp/fabricgen-test-lab.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield from _lab_up(fabric)
+
+
+def _lab_up(fabric: Any) -> Iterator[labmod.LabState]:
     leftover = labmod.load_state(FABRIC)
     if leftover is not None:
         labmod.down_state(leftover)
