@@ -39,8 +39,8 @@ def test_error_findings_exit_1_with_one_line_each(capsys: pytest.CaptureFixture[
     assert ours == [
         f"{f}:24:5: error FG-CAP-001 leaf1: oversubscribed 2.00:1 (3.2T down / 1.6T up), target 1.00:1 — "
         "add 1.6T of uplinks",
-        "error FG-CAP-002 leaf tier: oversubscribed 1.14:1 (12.8T down / 11.2T up over 4 switches), target 1.00:1 — "
-        "add uplinks or upper-tier switches",
+        f"{f}:15:22: error FG-CAP-002 leaf tier: oversubscribed 1.14:1 (12.8T down / 11.2T up over 4 switches), "
+        "target 1.00:1 — add uplinks or upper-tier switches",
         f"{f}:24:5: warning FG-CAP-003 leaf1: with one spine down the ratio is 4.00:1, above the failure target "
         "2.00:1 — add spines or uplinks",
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -196,9 +197,46 @@ def test_host_marking_override_lands_in_lossy_lane() -> None:
     assert nccl.message.startswith("NCCL_IB_TC=0 but its NICs mark RoCE with ToS 106 (DSCP 26)")
 
 
+def test_pfc_on_a_lane_declared_lossy_is_an_error() -> None:
+    findings = [f for f in qos_findings(DATA / "pfc-lossy-lane") if f.code != "FG-QOS-011"]
+    assert [(f.code, f.severity.value) for f in findings] == [("FG-QOS-012", "error")]
+    f = findings[0]
+    assert f.message == (
+        "PFC is enabled on priority 4 (qos.pfc_priorities), which carries lane storage declared lossy: "
+        "that traffic would pause links without headroom or ECN planned for it"
+    )
+    assert f.src is not None and f.src.file.endswith("pfc-lossy-lane/qos.yaml") and (f.src.line, f.src.col) == (4, 3)
+
+
+def test_ets_weights_over_100_percent_are_an_error() -> None:
+    findings = [f for f in qos_findings(DATA / "ets-over") if f.code != "FG-QOS-011"]
+    assert [f.code for f in findings] == ["FG-QOS-013"]
+    assert findings[0].message == "ETS weights sum to 160 % (default 30, roce 80, storage 50); a port has 100 %"
+    assert findings[0].src is not None and (findings[0].src.line, findings[0].src.col) == (3, 3)
+
+
+def test_ets_lane_without_weight_that_carries_traffic_is_an_error(tmp_path: Path) -> None:
+    d = tmp_path / "inv"
+    shutil.copytree(DATA / "ets-over", d)
+    text = (d / "qos.yaml").read_text().replace("weight: 50}", "weight: 20}").replace(
+        "scheduling: ets, weight: 30}", "scheduling: ets}")
+    (d / "qos.yaml").write_text(text)
+    findings = [f for f in qos_findings(d) if f.code != "FG-QOS-011"]
+    assert [f.code for f in findings] == ["FG-QOS-013"]
+    assert findings[0].message.startswith("ETS lane default carries DSCP 0,1,2,3,4,5,… (61 values) but has no weight")
+    assert findings[0].src is not None and (findings[0].src.line, findings[0].src.col) == (7, 7)
+
+
+def test_lossy_and_lossless_lanes_on_one_class_are_an_error() -> None:
+    findings = [f for f in qos_findings(DATA / "tc-mixed") if f.code != "FG-QOS-011"]
+    assert [f.code for f in findings] == ["FG-QOS-014"]
+    assert findings[0].message == "traffic class 3 carries lossless lane roce and lossy lane bulk"
+    assert findings[0].src is not None and (findings[0].src.line, findings[0].src.col) == (7, 7)
+
+
 def test_every_rule_has_a_broken_example() -> None:
     codes = set()
     for d in DATA.iterdir():
         codes |= {f.code for f in qos_findings(d)}
-    assert codes == {f"FG-QOS-{i:03d}" for i in range(1, 11)}
-    assert len(L.CHECKS) == 11
+    assert codes - {"FG-QOS-011"} == {f"FG-QOS-{i:03d}" for i in range(1, 15)} - {"FG-QOS-011"}  # 011 is info
+    assert len(L.CHECKS) == 14

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricgen.checks import Finding, Severity
+from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Role
 from fabricgen.topology.model import Fabric
 
@@ -67,6 +68,7 @@ def pools_disjoint(fabric: Fabric) -> Iterator[Finding]:
                     "fabric.addressing",
                     f"pool {x} {pools[x]} overlaps {y} {pools[y]}",
                     "make the pools disjoint",
+                    fabric.pos("fabric", "addressing", *y.split(".")),
                 )
     p2p = [(n, pools[n]) for n in ("host_p2p", "leaf_spine_p2p", "spine_core_p2p")]
     for name, sw in fabric.switches.items():
@@ -100,6 +102,7 @@ def asns(fabric: Fabric) -> Iterator[Finding]:
                 f"AS{asn}",
                 f"shared by different tiers ({who}); eBGP between them would not come up",
                 "give each tier its own ASN range",
+                _asn_pos(fabric, [n for _, _, n in users]),
             )
         elif unique_leaves and len(leaves) > 1:
             yield Finding(
@@ -108,7 +111,17 @@ def asns(fabric: Fabric) -> Iterator[Finding]:
                 f"AS{asn}",
                 f"shared by leaves {', '.join(leaves[:6])} under the unique-per-leaf scheme",
                 "give each leaf its own ASN or set fabric.asn.leaf: shared",
+                _asn_pos(fabric, leaves),
             )
+
+
+def _asn_pos(fabric: Fabric, names: list[str]) -> SourcePos | None:
+    """Where the first switch (by name) that holds the clashing ASN is defined, else the fabric's ASN scheme."""
+    for name in sorted(names):
+        src = fabric.switches[name].src
+        if src is not None:
+            return src
+    return fabric.pos("fabric", "asn")
 
 
 CHECKS = (unique_loopbacks, unique_subnets, pools_disjoint, asns)

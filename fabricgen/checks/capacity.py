@@ -68,6 +68,7 @@ def oversubscription(fabric: Fabric) -> Iterator[Finding]:
                 f"oversubscribed {_r(tier.ratio)} ({_tb(tier.down_gbps)} down / {_tb(tier.up_gbps)} up "
                 f"over {tier.devices} switches), target {_r(target)}",
                 "add uplinks or upper-tier switches",
+                fabric.pos("fabric", "oversubscription", str(role)),
             )
 
 

@@ -17,6 +17,9 @@ FG-QOS-008  storage and training do not share a lossless priority unless declare
 FG-QOS-009  the lossless headroom of all priority groups fits the ASIC buffer
 FG-QOS-010  hosts mark RoCE (RDMA-CM ToS, NCCL_IB_TC) into the lossless RoCE lane
 FG-QOS-011  (info) cable lengths assumed from fabric.cable_defaults
+FG-QOS-012  PFC only on priorities that carry a lossless lane (never on a lane declared lossy)
+FG-QOS-013  ETS weights of a port sum to at most 100 %, and every ETS lane that carries traffic has one
+FG-QOS-014  lanes that share a traffic class agree on whether it is lossless
 =========== ==========================================================================================
 """
 
@@ -505,6 +508,119 @@ def cable_defaults(fabric: Fabric) -> Iterator[Finding]:
         )
 
 
+def _layer_pos(fabric: Fabric, source: str, key: str) -> SourcePos | None:
+    """Where the override layer named by a value's ``source`` (``override:qos.platforms.nvue``) wrote ``key``."""
+    if not source.startswith("override:"):
+        return fabric.pos("qos")
+    return fabric.pos(*source.removeprefix("override:").split("."), key)
+
+
+def _lane_pos(fabric: Fabric, name: str) -> SourcePos | None:
+    for i, lane in enumerate(fabric.qos_policy.lanes or ()):
+        if lane.name == name:
+            return fabric.pos("qos", "lanes", i)
+    return fabric.pos("qos")
+
+
+def _distinct_ports(fabric: Fabric) -> Iterator[tuple[str, PortQos]]:
+    """One port (``switch``, its QoS) per distinct combination of lanes and PFC set in the fabric."""
+    seen: set[tuple[int, frozenset[int]]] = set()
+    for name, sw in compute(fabric).switches.items():
+        for port in sw.ports.values():
+            key = (id(port.lanes), port.pfc_priorities)
+            if key not in seen:
+                seen.add(key)
+                yield name, port
+
+
+def pfc_only_lossless(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-012: PFC is enabled only on priorities that carry a lossless lane. PFC on a lane declared lossy
+    makes it lossless by accident: it pauses the link for that traffic, with no headroom planned for it and
+    (usually) no ECN to slow its senders first."""
+    reported: set[tuple[int, str]] = set()
+    for name, port in _distinct_ports(fabric):
+        source = port.sources.get("pfc_priorities", "default")
+        for prio in sorted(port.pfc_priorities):
+            lanes = [lane for lane in port.lanes if lane.tc == prio]
+            if any(lane.lossless or lane.purpose == "cnp" for lane in lanes) or (prio, source) in reported:
+                continue  # a PFC-enabled CNP class is FG-QOS-004's finding
+            reported.add((prio, source))
+            what = (f"lane{'s' if len(lanes) > 1 else ''} {', '.join(lane.name for lane in lanes)} declared lossy"
+                    if lanes else "no lane")
+            yield Finding(
+                "FG-QOS-012",
+                Severity.ERROR,
+                f"{name}:{port.port}",
+                f"PFC is enabled on priority {prio} ({source.removeprefix('override:')}.pfc_priorities), which "
+                f"carries {what}: that traffic would pause links without headroom or ECN planned for it",
+                f"remove {prio} from pfc_priorities, or declare the lane lossless: true (with ecn: true)",
+                _layer_pos(fabric, source, "pfc_priorities"),
+            )
+
+
+def ets_weights(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-013: the ETS weights of a port sum to at most 100 %, and an ETS lane that carries traffic has a
+    weight (without one its queue is starved, or the NOS rejects the scheduler)."""
+    reported: set[tuple[object, ...]] = set()
+    for name, port in _distinct_ports(fabric):
+        ets = [lane for lane in port.lanes if lane.scheduling == "ets"]
+        total = sum(lane.ets_weight or 0 for lane in ets)
+        key: tuple[object, ...] = ("sum", total, tuple(lane.name for lane in ets))
+        if total > 100 and key not in reported:
+            reported.add(key)
+            shares = ", ".join(f"{lane.name} {lane.ets_weight}" for lane in ets if lane.ets_weight)
+            yield Finding(
+                "FG-QOS-013",
+                Severity.ERROR,
+                f"{name}:{port.port}",
+                f"ETS weights sum to {total} % ({shares}); a port has 100 %",
+                "scale the lanes' weight so that they sum to 100",
+                fabric.pos("qos", "lanes"),
+            )
+        for lane in ets:
+            if lane.ets_weight is None and lane.dscp and ("none", lane.name) not in reported:
+                reported.add(("none", lane.name))
+                yield Finding(
+                    "FG-QOS-013",
+                    Severity.ERROR,
+                    f"{name}:{port.port}",
+                    f"ETS lane {lane.name} carries DSCP {_dscps(lane.dscp)} but has no weight",
+                    "give the lane a weight (percent), or make it strict",
+                    _lane_pos(fabric, lane.name),
+                )
+
+
+def _dscps(values: tuple[int, ...]) -> str:
+    shown = ",".join(str(d) for d in values[:6])
+    return shown + (f",… ({len(values)} values)" if len(values) > 6 else "")
+
+
+def tc_lossiness(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-014: lanes on one traffic class agree on lossless or lossy — a class is one queue and one
+    priority group, so it cannot be both."""
+    reported: set[tuple[int, frozenset[str]]] = set()
+    for name, port in _distinct_ports(fabric):
+        by_tc: dict[int, list[str]] = defaultdict(list)
+        for lane in port.lanes:
+            by_tc[lane.tc].append(lane.name)
+        for tc, names in sorted(by_tc.items()):
+            lanes = [lane for lane in port.lanes if lane.tc == tc]
+            if len({lane.lossless for lane in lanes}) < 2 or (tc, frozenset(names)) in reported:
+                continue
+            reported.add((tc, frozenset(names)))
+            lossy = [lane.name for lane in lanes if not lane.lossless]
+            lossless = [lane.name for lane in lanes if lane.lossless]
+            yield Finding(
+                "FG-QOS-014",
+                Severity.ERROR,
+                f"{name}:{port.port}",
+                f"traffic class {tc} carries lossless lane{'s' if len(lossless) > 1 else ''} {', '.join(lossless)} "
+                f"and lossy lane{'s' if len(lossy) > 1 else ''} {', '.join(lossy)}",
+                "give the lossy lane its own traffic class (tc)",
+                _lane_pos(fabric, lossy[0]),
+            )
+
+
 CHECKS = (
     trust_mode,
     dscp_map_consistent,
@@ -517,4 +633,7 @@ CHECKS = (
     buffer_fits,
     host_marking,
     cable_defaults,
+    pfc_only_lossless,
+    ets_weights,
+    tc_lossiness,
 )

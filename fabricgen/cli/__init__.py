@@ -4,17 +4,22 @@ Shared pieces live here (the group, exit codes, the input-error guard, consoles)
 small module beside this one.
 
 Exit codes (CI relies on them): 0 ok · 1 error findings or a failed operation · 2 drift/changes
-(with --detailed-exitcode) · 3 usage or input error.
+(with --detailed-exitcode) · 3 usage or input error · 4 internal error (a bug in fabricgen: please report it).
+A closed standard output (``fabricgen validate … | head -1``) is not an error: the command finishes and exits
+with the code its result calls for.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TextIO, TypeVar
 
 import click
 from rich.console import Console
@@ -23,7 +28,7 @@ from fabricgen import __version__
 from fabricgen.errors import InputError
 from fabricgen.runtime import tune_gc
 
-EXIT_OK, EXIT_FINDINGS, EXIT_CHANGES, EXIT_INPUT = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_CHANGES, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -36,6 +41,21 @@ FORMAT = click.option(
     show_default=True,
     help="Output for people (text) or machines (json).",
 )
+
+
+class Fraction(click.ParamType):  # type: ignore[type-arg]
+    """A number in (0, 1]: NaN, infinities and anything outside are usage errors (exit 3)."""
+
+    name = "fraction"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or not 0 < number <= 1:
+            self.fail(f"{value!r} is not a fraction in (0, 1]", param, ctx)
+        return number
 
 
 def stdout_console() -> Console:
@@ -71,9 +91,79 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
                 f"fabricgen: internal error: {type(exc).__name__}: {exc} (set FABRICGEN_DEBUG=1 for the traceback)",
                 markup=False,
             )
-            raise SystemExit(EXIT_FINDINGS) from None
+            raise SystemExit(EXIT_INTERNAL) from None
 
     return wrapper
+
+
+class OutputError(click.ClickException):
+    """An output path that cannot be written: a usage error (exit 3), reported as one line naming the path."""
+
+    exit_code = EXIT_INPUT
+
+
+@contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Turn an ``OSError`` while writing ``path`` (or anything under it) into an :class:`OutputError`.
+
+    >>> with writing("/proc/x/y"):  # doctest: +SKIP
+    ...     Path("/proc/x/y").write_text("")
+    """
+    try:
+        yield
+    except OSError as exc:
+        named = os.fspath(exc.filename) if exc.filename is not None else ""
+        target = named if named.startswith(os.fspath(path)) else os.fspath(path)  # not a temporary sibling
+        reason = exc.strerror or type(exc).__name__
+        raise OutputError(f"cannot write {target}: {reason}") from None
+
+
+class _ClosedPipeSafe(io.TextIOBase):
+    """Standard output that turns a closed reader (``| head``) into a silent sink instead of an error.
+
+    Once the reader is gone, the real file descriptor is pointed at ``/dev/null`` so that nothing —
+    neither later writes nor the interpreter's final flush — raises ``BrokenPipeError`` again.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.closed_pipe = False
+
+    def _guard(self, op: Callable[[], int | None]) -> int | None:
+        if self.closed_pipe:
+            return None
+        try:
+            return op()
+        except BrokenPipeError:
+            self.closed_pipe = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+            return None
+
+    def write(self, s: str) -> int:
+        self._guard(lambda: self._stream.write(s))
+        return len(s)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return self._stream.errors
+
+    def writable(self) -> bool:
+        return True
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -85,6 +175,8 @@ def app() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: like click's standalone mode, but usage errors exit 3 as DESIGN.md says."""
     tune_gc()
+    if not isinstance(sys.stdout, _ClosedPipeSafe):
+        sys.stdout = _ClosedPipeSafe(sys.stdout)
     try:
         app.main(args=argv, prog_name="fabricgen", standalone_mode=False)
     except click.exceptions.Abort:
@@ -92,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(EXIT_FINDINGS) from None
     except click.ClickException as exc:
         exc.show()
-        raise SystemExit(EXIT_INPUT) from None
+        raise SystemExit(exc.exit_code if isinstance(exc, OutputError) else EXIT_INPUT) from None
     except click.exceptions.Exit as exc:
         raise SystemExit(exc.exit_code) from None
 

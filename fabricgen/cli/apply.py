@@ -18,6 +18,7 @@ from fabricgen.cli import (
     stdout_console,
 )
 from fabricgen.cli.drift import live_options, load_or_exit
+from fabricgen.cli.gate import allow_findings_option, blocking, summary
 
 
 @click.command()
@@ -34,15 +35,19 @@ from fabricgen.cli.drift import live_options, load_or_exit
 @click.option("--rerun-failed", is_flag=True, help="Only devices the last apply did not leave at the intended config.")
 @click.option("--state-dir", type=click.Path(file_okay=False), help="Lock and last report (default per fabric).")
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when changes were applied (or would be).")
+@allow_findings_option
 @guarded
 def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
           use_lab: bool, only: str | None, workers: int, timeout: int, wave_size: int, canary: int, revert_in: int,
-          settle: float, dry_run: bool, rerun_failed: bool, state_dir: str | None, detailed_exitcode: bool) -> None:
+          settle: float, dry_run: bool, rerun_failed: bool, state_dir: str | None, detailed_exitcode: bool,
+          allow_findings: frozenset[str]) -> None:
     """Push rendered configurations of PLAN_OR_INVENTORY to live switches: canary first, then waves; per device
     load, compare (skip when unchanged), commit with a revert timer, verify, confirm — or roll back.
 
-    A failure stops further waves; the report names every device's state. Exits 0 on success (2 with
-    --detailed-exitcode when something changed), 1 on a failed rollout, 3 on input errors.
+    A fabric with error findings (as `fabricgen validate` reports them) is refused before any device is
+    contacted, unless --allow-findings names every rule that fails. A failure stops further waves; the report
+    names every device's state. Exits 0 on success (2 with --detailed-exitcode when something changed), 1 on
+    error findings or a failed rollout, 3 on input errors.
     """
     from fabricgen.deploy.apply import ApplyOptions, FabricLock, LockError, rerun_devices
     from fabricgen.deploy.apply import apply as run_apply
@@ -64,13 +69,22 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
             raise SystemExit(EXIT_INPUT)
         inventory, planned = plan.new.path, list(plan.devices_to_change)
     live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    refused, waived = blocking(live.fabric, allow_findings)
+    err = stderr_console()
+    if waived:
+        err.print(f"apply: proceeding despite {summary(waived)} (--allow-findings)", markup=False)
+    if refused:
+        for finding in refused:
+            err.print(str(finding), markup=False)
+        err.print(f"apply refused: {summary(refused)}; fix them, or name each rule with --allow-findings",
+                  markup=False)
+        raise SystemExit(EXIT_FINDINGS)
     configs = intended_configs(live.fabric, list(live.targets.targets))
     if planned is not None:
         configs = {n: c for n, c in configs.items() if n in planned}
     directory = default_state_dir(live.fabric.name, state_dir)
     opts = ApplyOptions(canary=canary, wave_size=wave_size, revert_in=revert_in, settle=settle, dry_run=dry_run,
                         workers=workers, timeout=timeout)
-    err = stderr_console()
     text = fmt == "text"
     try:
         with FabricLock(directory) as lock:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from fabricgen.cli import EXIT_OK, guarded, stderr_console
+from fabricgen.cli import EXIT_OK, guarded, stderr_console, writing
 
 
 @click.command()
@@ -40,6 +40,7 @@ def diagram(inventory: str, out: str, plan_file: str | None, detail: bool | None
 
     fabric = resolve(load_inventory(inventory))
     plan = load_plan(plan_file) if plan_file else None
-    write_svg(fabric, out, plan=plan, detail=detail)
+    with writing(out):
+        write_svg(fabric, out, plan=plan, detail=detail)
     stderr_console().print(f"wrote {out}", markup=False)
     raise SystemExit(EXIT_OK)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from fabricgen.cli import EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli import EXIT_OK, FORMAT, guarded, stdout_console, writing
 
 
 def write_host_files(files: dict[str, dict[str, str]], out_dir: Path) -> list[Path]:
@@ -43,7 +43,8 @@ def hosts(inventory: str, output: str, fmt: str) -> None:
 
     fabric = resolve(load_inventory(inventory))
     qos = compute(fabric)
-    written = write_host_files(host_files(qos.nics, qos.nccl), Path(output))
+    with writing(output):
+        written = write_host_files(host_files(qos.nics, qos.nccl), Path(output))
     if fmt == "json":
         click.echo(json.dumps({"written": [str(p) for p in written]}, indent=2))
     else:

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import click
 
-from fabricgen.cli import EXIT_CHANGES, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, guarded, stderr_console, stdout_console
+from fabricgen.cli import (
+    EXIT_CHANGES,
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    EXIT_OK,
+    guarded,
+    stderr_console,
+    stdout_console,
+    writing,
+)
 
 
 @click.command()
@@ -102,11 +111,13 @@ def plan(
         notes += live_notes
     the_plan = make_plan(old, new, base_rec, target, configs=configs, live_diffs=live_diffs, notes=tuple(notes))
     if out:
-        save_plan(the_plan, out)
+        with writing(out):
+            save_plan(the_plan, out)
     if diagram:
         from fabricgen.plan.diagram import write_svg
 
-        write_svg(new, diagram, plan=the_plan)
+        with writing(diagram):
+            write_svg(new, diagram, plan=the_plan)
     if fmt == "json":
         click.echo(json.dumps(the_plan.as_dict(), indent=1, ensure_ascii=False))
     elif fmt == "markdown":

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from fabricgen.cli import EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli import EXIT_OK, FORMAT, Fraction, guarded, stdout_console
 from fabricgen.perf.model import Assumptions
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
@@ -14,11 +14,11 @@ COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 
 _DEFAULT = Assumptions()
 NIC_EFFICIENCY = click.option(
-    "--nic-efficiency", type=click.FloatRange(0, 1, min_open=True), default=_DEFAULT.nic_efficiency,
+    "--nic-efficiency", type=Fraction(), default=_DEFAULT.nic_efficiency,
     show_default=True, help="Payload share of a RoCE link's line rate.",
 )
 NVLINK_EFFICIENCY = click.option(
-    "--nvlink-efficiency", type=click.FloatRange(0, 1, min_open=True), default=_DEFAULT.nvlink_efficiency,
+    "--nvlink-efficiency", type=Fraction(), default=_DEFAULT.nvlink_efficiency,
     show_default=True, help="Share of the per-GPU NVLink bandwidth a collective reaches.",
 )
 

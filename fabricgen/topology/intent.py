@@ -18,6 +18,7 @@ port is fixed by the leaf's global index and the link's ordinal, so adding units
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 from fabricgen.errors import SourcePos
@@ -40,7 +41,41 @@ class Expansion:
 
 
 class IntentError(ValueError):
-    """The intent cannot be built with the chosen models; the message says why and what to change."""
+    """The intent cannot be built with the chosen models; the message says why and what to change.
+
+    ``field`` is the key under ``intent.rail_optimized`` that the problem is about (``"core.model"``), or ``""``.
+    """
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+DEFAULT_MAX_OBJECTS = 600_000
+"""Largest fabric (switches + servers + links) fabricgen builds unless ``FABRICGEN_MAX_OBJECTS`` says otherwise.
+
+A 100,000-GPU rail-optimized fabric is about 320,000 objects; the cap leaves room for twice that while
+keeping a hostile 20-line intent (millions of servers) from taking minutes and gigabytes. The inventory
+cannot raise it: only the environment of whoever runs fabricgen can."""
+
+
+def max_objects() -> int:
+    """The object cap in force (``FABRICGEN_MAX_OBJECTS``, default :data:`DEFAULT_MAX_OBJECTS`)."""
+    raw = os.environ.get("FABRICGEN_MAX_OBJECTS", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_OBJECTS
+
+
+def check_budget(switches: int, nodes: int, links: int, gpus: int | None = None, field: str = "") -> None:
+    """Raise :class:`IntentError` naming the numbers when a fabric would exceed :func:`max_objects`."""
+    total = switches + nodes + links
+    cap = max_objects()
+    if total > cap:
+        what = f"{gpus:,} GPUs: " if gpus is not None else ""
+        raise IntentError(
+            f"this fabric would have {what}{switches:,} switches, {nodes:,} servers and {links:,} links "
+            f"= {total:,} objects, above the limit of {cap:,} (set FABRICGEN_MAX_OBJECTS to raise it)",
+            field,
+        )
 
 
 def _breakout(model: SwitchModel, model_name: str, speed: int) -> int:
@@ -66,16 +101,19 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
     """Expand ``intent``; raises :class:`IntentError` with a one-line reason when it cannot be built."""
     server = catalog.servers.get(intent.server)
     if server is None:
-        raise IntentError(f"unknown server model {intent.server!r}")
+        raise IntentError(f"unknown server model {intent.server!r}", "server")
     nic = catalog.nics.get(server.backend_nic)
     if nic is None:
         raise IntentError(f"server {intent.server} names unknown NIC model {server.backend_nic!r}")
     leaf_m = catalog.switches.get(intent.leaf.model)
     if leaf_m is None:
-        raise IntentError(f"unknown leaf model {intent.leaf.model!r}")
+        raise IntentError(f"unknown leaf model {intent.leaf.model!r}", "leaf.model")
     spine_m = catalog.switches.get(intent.spine.model)
     if spine_m is None:
-        raise IntentError(f"unknown spine model {intent.spine.model!r}")
+        raise IntentError(f"unknown spine model {intent.spine.model!r}", "spine.model")
+    if intent.core is not None and intent.core.model not in catalog.switches:
+        # checked even when two tiers suffice: a typo must not wait for the day the core is needed
+        raise IntentError(f"unknown core model {intent.core.model!r}", "core.model")
     leaf_platform = intent.leaf.platform or leaf_m.platform
     spine_platform = intent.spine.platform or spine_m.platform
 
@@ -196,8 +234,19 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
         three_tier=three_tier,
     )
 
-    # ---- switches (only the pods that hold built units exist)
+    # ---- size, computed before anything is built
     built_pods = math.ceil(intent.units / units_per_pod) if three_tier else 1
+    total_nodes = intent.nodes if intent.nodes is not None else intent.units * npu
+    n_spines = built_pods * spines_per_pod
+    check_budget(
+        switches=n_spines + summary.cores + intent.units * rails,
+        nodes=total_nodes,
+        links=intent.units * rails * uplinks + (n_spines * spine_up if three_tier else 0) + total_nodes * rails,
+        gpus=total_nodes * server.gpus,
+        field="units",
+    )
+
+    # ---- switches (only the pods that hold built units exist)
     spine_names: dict[tuple[int, int], str] = {}
     for pod in range(built_pods):
         for j in range(spines_per_pod):
@@ -244,7 +293,6 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                 )
 
     length_default = None  # links take the fabric's per-role default length
-    total_nodes = intent.nodes if intent.nodes is not None else intent.units * npu
     per_spine = uplinks // spines_per_pod
     lanes_l, lanes_s = leaf_m.lanes, spine_m.lanes
     for u in range(intent.units):

@@ -11,9 +11,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Catalog, FabricSettings, NicQosOverride, QosPolicy, Role
+
+if TYPE_CHECKING:
+    from fabricgen.inventory.load import SourceMap
 
 
 class LinkKind(StrEnum):
@@ -150,6 +154,7 @@ class Fabric:
     targets: DesignTargets
     intent: IntentSummary | None = None
     qos_policy: QosPolicy = field(default_factory=QosPolicy)  # the inventory's `qos:` section, as written
+    source: SourceMap | None = field(default=None, repr=False, compare=False)  # where the inventory said what
     _ports: Mapping[tuple[str, str], Port] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -160,6 +165,10 @@ class Fabric:
 
     def port(self, device: str, name: str) -> Port | None:
         return self._ports.get((device, name))
+
+    def pos(self, *path: str | int) -> SourcePos | None:
+        """Where the inventory wrote ``path`` (``"fabric", "asn"``), or its closest written ancestor."""
+        return self.source.find(path) if self.source is not None else None
 
     def by_role(self, role: Role) -> list[Switch]:
         return [s for s in self.switches.values() if s.role is role]

@@ -18,7 +18,7 @@ from fabricgen.inventory.load import LoadedInventory
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
-from fabricgen.topology.intent import IntentError, expand
+from fabricgen.topology.intent import IntentError, check_budget, expand
 from fabricgen.topology.model import (
     DesignTargets,
     End,
@@ -158,12 +158,18 @@ class _Resolver:
             try:
                 exp = expand(self.inv.intent.rail_optimized, self.catalog, self.inv.fabric.oversubscription, pos)
             except IntentError as exc:
-                self.problem(pos, "intent.rail_optimized", str(exc))
+                keys = exc.field.split(".") if exc.field else []
+                where = self.loaded.pos("intent", "rail_optimized", *keys) or pos
+                self.problem(where, ".".join(["intent.rail_optimized", *keys]), str(exc))
             else:
                 switches = exp.switches + switches
                 nodes = exp.nodes + nodes
                 links = exp.links + links
                 summary = exp.summary
+        try:  # the intent was bounded before it was expanded; this bounds what is written out too
+            check_budget(len(switches), len(nodes), len(links))
+        except IntentError as exc:
+            self.problem(self.loaded.pos(), "", str(exc))
         if len(self.problems) > len(self.loaded.pending):  # catalog or intent unusable: stop here
             raise InputError(self.problems)
         builds = self._switches(switches)
@@ -188,6 +194,7 @@ class _Resolver:
             ),
             intent=summary,
             qos_policy=self.inv.qos,
+            source=self.loaded.source,
         )
 
     # ------------------------------------------------------------------ catalog and devices
