@@ -54,21 +54,21 @@ def test_wrong_types_all_reported() -> None:
 def test_unknown_model_device_and_port_references() -> None:
     f = BAD / "unknown-reference.yaml"
     assert problems(f) == [
-        f"{f}:4:5: switches[spine1].model: unknown switch model 'sn9999'; known: {SWITCH_MODELS}",
-        f"{f}:8:5: nodes[gpu02].model: unknown server model 'dgx-h999'; known: {SERVER_MODELS}",
-        f"{f}:11:5: links[gpu01:eth0].a: gpu01 (dgx-h100) has no backend NIC 'eth0'; it has {NICS}",
-        f"{f}:12:5: links[gpu01:enp79s0np0].b: leaf1: Ethernet3 does not start a 2-way breakout of its 8-lane cage",
-        f"{f}:13:5: links[gpu01:enp94s0np0].b: leaf1: 'swp4' is not a valid sonic port name (e.g. Ethernet0)",
-        f"{f}:14:5: links[gpu01:enp154s0np0].b: unknown device 'leaf9'",
+        f"{f}:4:33: switches[spine1].model: unknown switch model 'sn9999'; known: {SWITCH_MODELS}",
+        f"{f}:8:19: nodes[gpu02].model: unknown server model 'dgx-h999'; known: {SERVER_MODELS}",
+        f"{f}:11:6: links[gpu01:eth0].a: gpu01 (dgx-h100) has no backend NIC 'eth0'; it has {NICS}",
+        f"{f}:12:27: links[gpu01:enp79s0np0].b: leaf1: Ethernet3 does not start a 2-way breakout of its 8-lane cage",
+        f"{f}:13:27: links[gpu01:enp94s0np0].b: leaf1: 'swp4' is not a valid sonic port name (e.g. Ethernet0)",
+        f"{f}:14:28: links[gpu01:enp154s0np0].b: unknown device 'leaf9'",
         # the links to spine1 and gpu02 (unknown models) add nothing: their problem is already reported
-    ]
+    ]  # each problem points at the field it is about, not at the start of its item
 
 
 def test_duplicate_names_and_ids() -> None:
     f = BAD / "duplicate-name.yaml"
     assert problems(f) == [
         f"{f}:6:5: switches[leaf1].name: duplicate name 'leaf1', first defined at {f}:5:5",
-        f"{f}:7:5: switches[leaf2].id: leaf id 1 is already used by leaf1 at {f}:5:5",
+        f"{f}:7:63: switches[leaf2].id: leaf id 1 is already used by leaf1 at {f}:5:5",
         f"{f}:10:5: nodes[spine1].name: duplicate name 'spine1', first defined at {f}:4:5",
     ]
 

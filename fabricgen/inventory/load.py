@@ -112,7 +112,7 @@ def field_path(tree: Any, path: Sequence[str | int]) -> str:
                 item = node[part]
                 if isinstance(item, dict):
                     for key in ("name", "a"):  # devices by name, links by their first end
-                        if isinstance(item.get(key), str):
+                        if isinstance(item.get(key), str) and item[key]:  # an empty name: the index
                             label = item[key]
                             break
                 node = item

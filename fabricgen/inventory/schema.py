@@ -10,7 +10,15 @@ import ipaddress
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from fabricgen.inventory.units import parse_breakout, parse_speed
 
@@ -275,18 +283,24 @@ class QosPolicy(QosOverride):
     platforms: dict[str, QosOverride] = Field(default_factory=dict)
     roles: dict[Literal["host", "fabric"], QosOverride] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _lanes_consistent(self) -> QosPolicy:
+    @field_validator("platforms")
+    @classmethod
+    def _known_platforms(cls, platforms: dict[str, QosOverride]) -> dict[str, QosOverride]:
         from fabricgen.inventory.catalog import PLATFORMS
 
-        for name in self.platforms:
+        for name in platforms:
             if name not in PLATFORMS:
-                raise ValueError(f"platforms: unknown platform {name!r}; one of {', '.join(PLATFORMS)}")
-        if self.lanes is None:
-            return self
+                raise ValueError(f"unknown platform {name!r}; one of {', '.join(PLATFORMS)}")
+        return platforms
+
+    @field_validator("lanes")
+    @classmethod
+    def _lanes_consistent(cls, lanes: list[LaneSpec] | None) -> list[LaneSpec] | None:
+        if lanes is None:
+            return lanes
         names: set[str] = set()
         owner: dict[int, str] = {}
-        for lane in self.lanes:
+        for lane in lanes:
             if lane.name in names:
                 raise ValueError(f"lane {lane.name!r} is defined twice")
             names.add(lane.name)
@@ -297,9 +311,9 @@ class QosPolicy(QosOverride):
             if lane.tc is None and lane.purpose != "cnp":
                 raise ValueError(f"lane {lane.name!r} needs tc (only the cnp lane may leave it to the platform)")
         for purpose in ("training", "default"):
-            if sum(1 for lane in self.lanes if lane.purpose == purpose) != 1:
+            if sum(1 for lane in lanes if lane.purpose == purpose) != 1:
                 raise ValueError(f"exactly one lane with purpose {purpose!r} is required")
-        return self
+        return lanes
 
 
 class NicQosOverride(Strict):

@@ -145,6 +145,25 @@ class _Resolver:
         self.nic_qos = {n.name: n.nic_qos for n in self.inv.nodes if n.nic_qos is not None}
         self.declared: dict[str, SourcePos | None] = {}
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
+        self._items: dict[SourcePos, tuple[str, int]] | None = None
+
+    def at(self, src: SourcePos | None, key: str) -> SourcePos | None:
+        """The position of field ``key`` of the explicit switch, node or link written at ``src`` (its item's
+        position); ``src`` itself when the object came from the intent or the field was not written."""
+        if src is None:
+            return None
+        if self._items is None:
+            self._items = {}
+            for section in ("switches", "nodes", "links"):
+                for i in range(len(getattr(self.inv, section))):
+                    item = self.loaded.item_pos(section, i)
+                    if item is not None:
+                        kept = self.loaded.kept.get(section) if self.loaded.kept else None
+                        self._items.setdefault(item, (section, kept[i] if kept else i))
+        where = self._items.get(src)
+        if where is None:
+            return src
+        return self.loaded.source.find((*where, key)) or src
 
     def problem(self, pos: SourcePos | None, field_: str, message: str) -> None:
         self.problems.append(Problem(pos, field_, message))
@@ -237,16 +256,26 @@ class _Resolver:
             other = first_id.get((sp.role, sp.id)) if sp.id is not None else None
             if model is None:
                 known = ", ".join(sorted(self.catalog.switches))
-                self.problem(sp.src, f"{where}.model", f"unknown switch model {sp.model!r}; known: {known}")
+                self.problem(
+                    self.at(sp.src, "model"), f"{where}.model", f"unknown switch model {sp.model!r}; known: {known}"
+                )
             elif platform not in PLATFORMS:
                 self.problem(
-                    sp.src, f"{where}.platform", f"unknown platform {platform!r}; one of {', '.join(PLATFORMS)}"
+                    self.at(sp.src, "platform"),
+                    f"{where}.platform",
+                    f"unknown platform {platform!r}; one of {', '.join(PLATFORMS)}",
                 )
             elif sp.id is None:
-                self.problem(sp.src, f"{where}.id", "required: a stable id (addresses and ASNs are allocated from it)")
+                self.problem(
+                    self.at(sp.src, "id"),
+                    f"{where}.id",
+                    "required: a stable id (addresses and ASNs are allocated from it)",
+                )
             elif other is not None:
                 self.problem(
-                    sp.src, f"{where}.id", f"{sp.role} id {sp.id} is already used by {other.name} at {other.src}"
+                    self.at(sp.src, "id"),
+                    f"{where}.id",
+                    f"{sp.role} id {sp.id} is already used by {other.name} at {other.src}",
                 )
             else:
                 assert platform is not None
@@ -266,7 +295,9 @@ class _Resolver:
                 continue
             if sp.model not in self.catalog.servers:
                 known = ", ".join(sorted(self.catalog.servers))
-                self.problem(sp.src, f"{where}.model", f"unknown server model {sp.model!r}; known: {known}")
+                self.problem(
+                    self.at(sp.src, "model"), f"{where}.model", f"unknown server model {sp.model!r}; known: {known}"
+                )
                 self.unusable.add(sp.name)
                 continue
             out[sp.name] = sp
@@ -291,7 +322,7 @@ class _Resolver:
             try:
                 pos = parse_port(build.platform, port, breakout, build.lanes)
             except ValueError as exc:
-                self.problem(spec.src, _link_field(spec, which), f"{device}: {exc}")
+                self.problem(self.at(spec.src, which), _link_field(spec, which), f"{device}: {exc}")
                 return None
             lane = (pos.cage - 1) * build.lanes + pos.sub * (build.lanes // breakout)
             return _EndInfo(device, port, _RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
@@ -301,7 +332,7 @@ class _Resolver:
             if all(n.ifname != port for n in server.backend):
                 names = ", ".join(n.ifname for n in server.backend)
                 self.problem(
-                    spec.src,
+                    self.at(spec.src, which),
                     _link_field(spec, which),
                     f"{device} ({node.model}) has no backend NIC {port!r}; it has {names}",
                 )
@@ -309,7 +340,7 @@ class _Resolver:
             speed = self.catalog.nics[server.backend_nic].speed
             return _EndInfo(device, port, 0, speed, 0, 0, 1, 0)
         if device not in self.unusable:
-            self.problem(spec.src, _link_field(spec, which), f"unknown device {device!r}")
+            self.problem(self.at(spec.src, which), _link_field(spec, which), f"unknown device {device!r}")
         return None
 
     def _links(
