@@ -72,6 +72,7 @@ def test_json_parses_and_has_the_findings(capsys: pytest.CaptureFixture[str]) ->
             "hint": "cable each to the leaf of its rail; an uncabled NIC idles its GPU's network share",
             "file": str(f),
             "line": 33,
+            "col": 5,
         }
     ]
     # 4 nodes, 31 of 32 NICs cabled: leaf4 has 7 × 400G down

@@ -281,7 +281,7 @@ MISUSES = [
     Misuse("missing-path", ["validate", "/nonexistent/inv"], 3, "/nonexistent/inv: no such file or directory"),
     Misuse("bad-format", ["validate", INV, "--format", "xml"], 3, "Invalid value for '--format'"),
     Misuse("render-unknown-platform", ["render", INV, "-o", "{tmp}/o", "--platform", "ios"], 3,
-           "unknown platform 'ios'"),
+           "Invalid value for '--platform': 'ios' is not one of"),
     Misuse("render-unknown-device", ["render", INV, "-o", "{tmp}/o", "--device", "leaf9"], 3,
            "unknown switch(es): leaf9"),
     Misuse("render-no-output", ["render", INV], 3, "Missing option '-o'"),

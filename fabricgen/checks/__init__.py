@@ -44,6 +44,7 @@ class Finding:
             "hint": self.hint,
             "file": self.src.file if self.src else None,
             "line": self.src.line if self.src else None,
+            "col": self.src.col if self.src else None,
         }
 
 
@@ -54,6 +55,16 @@ def all_checks() -> tuple[Check, ...]:
     from fabricgen.checks import addressing, cabling, capacity, lossless
 
     return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS)
+
+
+def rule_codes(checks: Iterable[Check] | None = None) -> list[str]:
+    """The rule codes the checks implement, read from each check's docstring (``FG-CAP-001: …``)."""
+    import re
+
+    codes: set[str] = set()
+    for check in checks or all_checks():
+        codes.update(re.findall(r"\bFG-[A-Z]+-\d{3}\b", check.__doc__ or ""))
+    return sorted(codes)
 
 
 def run_checks(fabric: Fabric, checks: Iterable[Check] | None = None) -> list[Finding]:

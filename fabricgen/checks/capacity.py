@@ -26,7 +26,8 @@ def _target(fabric: Fabric, role: Role) -> float:
 
 
 def oversubscription(fabric: Fabric) -> Iterator[Finding]:
-    """FG-CAP-001 per switch and FG-CAP-002 per tier: ratio above the tier's target."""
+    """FG-CAP-001 per switch and FG-CAP-002 per tier: ratio above the tier's target; FG-CAP-005: a switch with
+    downlinks and no uplink."""
     all_loads = loads(fabric)
     has_upper = {
         Role.LEAF: any(s.role is Role.SPINE for s in fabric.switches.values()),

@@ -30,6 +30,20 @@ from fabricgen.runtime import tune_gc
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CHANGES, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
+JSON_FORMAT = 1
+"""Version of every JSON document fabricgen prints (``"format": 1``); raised when a field changes meaning or goes
+away (adding a field does not raise it). Documented field by field in docs/json.md."""
+
+CI_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "junit", "github"]),
+    default="text",
+    show_default=True,
+    help="Output for people (text), machines (json), CI test reports (junit: JUnit XML) or GitHub Actions "
+    "annotations on the pull request's lines (github).",
+)
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -74,9 +88,19 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except InputError as exc:
-            if kwargs.get("fmt") == "json":
-                doc = {"ok": False, "input_problems": [p.as_dict() for p in exc.problems]}
+            fmt = kwargs.get("fmt")
+            if fmt == "json":
+                doc = {"format": JSON_FORMAT, "ok": False, "input_problems": [p.as_dict() for p in exc.problems]}
                 click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+            elif fmt == "junit":
+                from fabricgen.report.ci import junit_problems
+
+                click.echo(junit_problems(fn.__name__, exc.problems), nl=False)
+            elif fmt == "github":
+                from fabricgen.report.ci import github_problems
+
+                for line in github_problems(exc.problems):
+                    click.echo(line)
             err = stderr_console()
             for problem in exc.problems:
                 err.print(str(problem), markup=False)
@@ -165,9 +189,41 @@ class _ClosedPipeSafe(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    @property
+    def buffer(self) -> Any:
+        """The binary stream beneath (click writes bytes there, e.g. for shell completion)."""
+        return self._stream.buffer
+
+
+def version_text() -> str:
+    """``fabricgen 0.1.0`` — plus the git revision when fabricgen runs from a checkout (``pip install -e``)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    text = f"fabricgen {__version__}"
+    if (root / ".git").exists():
+        try:
+            rev = subprocess.run(
+                ["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=12"],
+                capture_output=True, text=True, timeout=5, check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            rev = ""
+        if rev:
+            text += f" (git {rev})"
+    return text
+
+
+def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_text())
+        ctx.exit()
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="fabricgen")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version (and the git revision of a checkout) and exit.")
 def app() -> None:
     """fabricgen: declare a GPU fabric, check it, render it, plan and apply changes."""
 
@@ -215,6 +271,9 @@ def _register() -> None:
 
     app.add_command(scaling.scaling)
     app.add_command(nccl.nccl)
+    from fabricgen.cli.helptext import attach  # every command's Examples: and Environment: blocks
+
+    attach(app)
 
 
 _register()

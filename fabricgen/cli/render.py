@@ -8,12 +8,14 @@ import click
 
 from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, guarded, stderr_console, stdout_console, writing
 from fabricgen.cli.gate import allow_findings_option, blocking, summary
+from fabricgen.inventory.catalog import PLATFORMS
 
 
 @click.command()
 @click.argument("inventory", type=click.Path(exists=False))
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
-@click.option("--platform", "platform_name", default=None, help="Render every switch for this platform instead.")
+@click.option("--platform", "platform_name", type=click.Choice(sorted(PLATFORMS)), default=None,
+              help="Render every switch for this platform instead.")
 @click.option("--device", "devices", multiple=True, help="Render only this switch (repeatable).")
 @allow_findings_option
 @guarded
@@ -30,15 +32,10 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     from fabricgen.qos import compute
     from fabricgen.qos.host import host_files
     from fabricgen.render import render_device
-    from fabricgen.render.platforms import PLATFORMS
     from fabricgen.render.retarget import retarget
     from fabricgen.topology.resolve import resolve
 
     err = stderr_console()
-    if platform_name is not None and platform_name not in PLATFORMS:
-        err.print(f"fabricgen render: unknown platform {platform_name!r}; one of {', '.join(sorted(PLATFORMS))}",
-                  markup=False)
-        raise SystemExit(EXIT_INPUT)
     loaded = load_inventory(inventory)
     if platform_name is not None:
         loaded = retarget(loaded, platform_name)
