@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fabricgen.cli import main
@@ -234,11 +234,13 @@ def test_any_text_in_any_field_is_refused_or_rendered_inert(
         loaded = load_inventory(path)
         files = rendered(loaded)
     except InputError as exc:
+        event("refused at load")
         fields = [p.field for p in exc.problems]
         assert any(re.search(expected_field, f, re.DOTALL) for f in fields), (what, text, exc.problems)
         assert all(len(str(p).splitlines()) == 1 for p in exc.problems), exc.problems  # one line per problem
         return
     # accepted: the text is one of the documented identifier characters, and no file grew or lost a line
+    event(f"accepted and rendered ({what})")
     value = text.strip()
     assert value.isascii() and value.isprintable(), (what, text)
     assert not set(value) & set("\"'\\;#!{}$`"), (what, text)
