@@ -33,8 +33,6 @@ class UnsafeValue(ValueError):
 
 def _unsafe_char(text: str) -> str | None:
     """The first character of ``text`` that may not appear in a rendered line, or None."""
-    if text.isascii() and text.isprintable():
-        return None  # the common case, checked in C
     return next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
 
 
@@ -45,9 +43,16 @@ def finalize(value: object) -> object:
     >>> finalize("leaf1:swp1"), finalize(400)
     ('leaf1:swp1', 400)
     """
-    if isinstance(value, int | float):  # bool, int, float: nothing to check
+    if type(value) is str:
+        if value.isascii() and value.isprintable():  # the common case, checked in C
+            return value
+        text = value
+    elif isinstance(value, int | float):  # bool, int, float: nothing to check
         return value
-    text = value if isinstance(value, str) else str(value)
+    else:
+        text = str(value)
+        if text.isascii() and text.isprintable():
+            return value
     bad = _unsafe_char(text)
     if bad is not None:
         raise UnsafeValue(f"refusing to render {text[:60]!r}: it contains the control character {bad!r}")
