@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from fabricgen.cli import main
 from fabricgen.errors import InputError
 from fabricgen.inventory.load import LoadedInventory, load_inventory
+from fabricgen.inventory.units import format_speed, parse_speed
 from fabricgen.qos import compute
 from fabricgen.qos.host import UnsafeHostValue, host_files, nccl_assignment, nccl_env
 from fabricgen.render import PLATFORMS, render_data, render_device
@@ -554,3 +555,20 @@ def test_every_platform_renders_the_plain_fabric(tmp_path: Path) -> None:
     assert eos.splitlines()[0] == "! leaf1: leaf of fabric trust (sw800, Spectrum-4)"
     junos = files["junos", "leaf1", "config.set"]
     assert 'set system description "leaf of fabric trust (sw800, Spectrum-4)"' in junos.splitlines()
+
+
+@given(
+    text=st.one_of(st.text(max_size=8), st.from_regex(r"\A[0-9\uff10-\uff19\u0660-\u0669]{1,4}(\.[0-9]{1,2})?[GT]\Z"))
+)
+def test_a_speed_is_read_from_ascii_digits_only(text: str) -> None:
+    try:
+        gbps = parse_speed(text)
+    except ValueError:
+        return
+    assert text.isascii(), text
+    assert parse_speed(format_speed(gbps)) == gbps
+
+
+@given(gbps=st.integers(1, 100_000))
+def test_speeds_round_trip(gbps: int) -> None:
+    assert parse_speed(format_speed(gbps)) == gbps
