@@ -60,7 +60,10 @@ def finalize(value: object) -> object:
 
 
 def junos_str(value: object) -> str:
-    """A Junos configuration string in double quotes.
+    """A Junos configuration string in double quotes. Junos reads a value with spaces or special characters
+    only inside double quotes, in which a backslash escapes the next character ("Additional Details About
+    Specifying Junos Statements and Identifiers", Junos CLI User Guide,
+    juniper.net/documentation/en_US/junos12.3/topics/concept/junos-cli-statements-and-identifiers-detailed-information.html).
 
     >>> print(junos_str('leaf "1" \\\\'))
     "leaf \\"1\\" \\\\"
