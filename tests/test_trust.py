@@ -572,3 +572,16 @@ def test_a_speed_is_read_from_ascii_digits_only(text: str) -> None:
 @given(gbps=st.integers(1, 100_000))
 def test_speeds_round_trip(gbps: int) -> None:
     assert parse_speed(format_speed(gbps)) == gbps
+
+
+def test_gid_index_auto_leaves_the_variable_unset(tmp_path: Path) -> None:
+    tree = base_tree()
+    tree["qos"]["nccl"] = {"gid_index": "auto", "socket_ifname": "=eth0,eth1"}
+    fabric = resolve(load_inventory(write_tree(tree, tmp_path / "inv.yaml")))
+    text = nccl_env(compute(fabric).nccl["gpu01"])
+    assert "# NCCL_IB_GID_INDEX unset: NCCL chooses the GID index" in text.splitlines()
+    assert sourced(tmp_path, text) == {
+        "NCCL_IB_HCA": "mlx5_0,mlx5_1",
+        "NCCL_IB_TC": "106",
+        "NCCL_SOCKET_IFNAME": "=eth0,eth1",
+    }
