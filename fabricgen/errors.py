@@ -10,6 +10,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 
+def one_line(text: str) -> str:
+    """``text`` with every non-printable character (newline, CR, U+2028, …) written as its Python escape,
+    so that a problem quoting untrusted input stays one line.
+
+    >>> one_line("leaf\\nusername x")
+    'leaf\\\\nusername x'
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 @dataclass(frozen=True, slots=True)
 class SourcePos:
     """Where something was written: file, 1-based line and column."""
@@ -32,8 +44,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = str(self.pos) if self.pos else "<inventory>"
-        field = f" {self.field}:" if self.field else ""
-        return f"{where}:{field} {self.message}"
+        field = f" {one_line(self.field)}:" if self.field else ""
+        return f"{where}:{field} {one_line(self.message)}"
 
     def as_dict(self) -> dict[str, object]:
         return {

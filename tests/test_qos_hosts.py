@@ -33,7 +33,7 @@ def test_nccl_env_lab(lab: Fabric) -> None:
         "NCCL_IB_HCA=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11",
         "NCCL_IB_TC=106",  # DSCP 26 << 2 | ECT(0)
         "NCCL_IB_GID_INDEX=3",
-        "NCCL_SOCKET_IFNAME=^lo,docker",
+        "NCCL_SOCKET_IFNAME='^lo,docker'",  # quoted: ^ is a pipe in the Bourne shell
     ]
 
 

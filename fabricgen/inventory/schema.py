@@ -2,11 +2,27 @@
 
 Nothing here is resolved: references (a model name, a device, a port) are plain strings that
 :mod:`fabricgen.topology.resolve` checks against the catalog and the other objects.
+
+Trust boundary: inventory text is untrusted, and every string that can reach a rendered switch
+configuration or host script is one of the typed identifiers below, checked here at load time:
+
+* :data:`Name` — device, model, profile, lane, platform and interface names: ASCII letters and digits,
+  then also ``.``, ``_``, ``-``; 1–64 characters.
+* :data:`Label` — product names (vendor, ASIC, GPU, cable type): a :data:`Name` that may also hold
+  space, ``:``, ``/``, ``+``, ``(`` and ``)``; 1–64 characters.
+* :data:`Endpoint` — ``device:port``: a :data:`Name`, ``:``, then letters, digits and ``/._:-``.
+* :data:`IfnameList` — ``NCCL_SOCKET_IFNAME``: optional ``^`` then ``=``, then comma-separated interface
+  names of ``[A-Za-z0-9._-]`` (1–15 characters each, the kernel's limit).
+
+None of them admits quotes, backslashes, ``;``, ``#``, ``!``, ``{``, ``}``, ``$``, control characters,
+newlines or non-ASCII text. The models are strict (``strict=True``): a boolean is not a number, a number
+is not a string; a float field still takes a whole number (``3`` for ``3.0``).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -25,8 +41,67 @@ from fabricgen.inventory.units import parse_breakout, parse_speed
 Speed = Annotated[int, BeforeValidator(parse_speed)]
 """A link speed in Gb/s, written as ``400G``, ``800G``, ``1.6T``."""
 
-Name = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
-"""A device, model or profile name: letters, digits, ``.``, ``_``, ``-``."""
+_NAME_CHARS = r"A-Za-z0-9._\-"
+
+
+def _identifier(pattern: str, allowed: str, max_length: int, chars: str) -> AfterValidator:
+    """A check that a string matches ``pattern`` (``allowed`` describes it for the message), made of the
+    character class ``chars``; the message names the first character outside it."""
+    full = re.compile(pattern, re.ASCII)
+    char = re.compile(f"[{chars}]", re.ASCII)
+
+    def check(value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        if len(value) > max_length:
+            raise ValueError(f"at most {max_length} characters, got {len(value)}")
+        if full.fullmatch(value) is None:
+            bad = next((c for c in value if not char.fullmatch(c)), None)
+            found = f"; {bad!r} is not allowed" if bad is not None else ""
+            raise ValueError(f"{allowed}{found}")
+        return value
+
+    return AfterValidator(check)
+
+
+Name = Annotated[
+    str,
+    _identifier(
+        rf"[A-Za-z0-9][{_NAME_CHARS}]*",
+        "a name: ASCII letters, digits, '.', '_', '-' (first a letter or digit)",
+        64,
+        _NAME_CHARS,
+    ),
+]
+"""A device, model, profile, lane, platform or interface name: ASCII letters and digits, ``.``, ``_``, ``-``
+(first a letter or digit), at most 64 characters."""
+
+Label = Annotated[
+    str,
+    _identifier(
+        rf"[A-Za-z0-9][{_NAME_CHARS} :/+()]*",
+        "a product name: ASCII letters, digits, space and '._-:/+()' (first a letter or digit)",
+        64,
+        rf"{_NAME_CHARS} :/+()",
+    ),
+]
+"""A product name as vendors write it (``NVIDIA``, ``Tomahawk-5``, ``H100-SXM5-80GB``, ``AOC (400G)``): the
+characters of :data:`Name` plus space, ``:``, ``/``, ``+``, ``(``, ``)``; at most 64 characters. Printed
+unquoted in switch CLI comments and inside double quotes in Junos, so nothing that ends a line, a quoted
+string or a command is allowed."""
+
+IfnameList = Annotated[
+    str,
+    _identifier(
+        rf"\^?=?[{_NAME_CHARS}]{{1,15}}(?:,[{_NAME_CHARS}]{{1,15}})*",
+        "interface-name prefixes of ASCII letters, digits, '._-' (at most 15 each), separated by commas, "
+        "optionally after '^' (exclude) and '=' (exact match), e.g. ^lo,docker",
+        128,
+        rf"{_NAME_CHARS},^=",
+    ),
+]
+"""An ``NCCL_SOCKET_IFNAME`` value: interface-name prefixes separated by commas, optionally preceded by ``^``
+(exclude these) and then ``=`` (exact names), e.g. ``^lo,docker`` or ``=eth0``."""
 
 ASN = Annotated[int, Field(ge=1, le=4_294_967_294)]
 
@@ -60,7 +135,9 @@ def _breakouts(values: list[str]) -> list[str]:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    """Base of every inventory model: unknown keys refused, no type coercion (``true`` is not ``1``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True)
 
 
 # --------------------------------------------------------------------------- catalog
@@ -77,15 +154,15 @@ class AsicBuffer(Strict):
 
 
 class SwitchModel(Strict):
-    vendor: str
-    asic: str
+    vendor: Label
+    asic: Label
     ports: int = Field(gt=0, le=1024, description="front-panel cages")
     native_speed: Speed
     lanes: int = Field(gt=0, le=16, description="SerDes lanes per cage")
     breakouts: Annotated[list[str], AfterValidator(_breakouts)] = Field(
         description="supported cage modes such as 1x800G, 2x400G"
     )
-    platform: str = Field(description="default platform (NOS) of this model")
+    platform: Name = Field(description="default platform (NOS) of this model")
     buffer: AsicBuffer
 
     @model_validator(mode="after")
@@ -100,7 +177,7 @@ class SwitchModel(Strict):
 
 
 class NicModel(Strict):
-    vendor: str
+    vendor: Label
     speed: Speed
     ports: int = Field(ge=1, le=4, default=1)
     rdma_driver: Literal["mlx5", "bnxt_re", "irdma", "ionic"]
@@ -117,12 +194,12 @@ class ServerNic(Strict):
 
 
 class ServerModel(Strict):
-    vendor: str
-    gpu: str
+    vendor: Label
+    gpu: Label
     gpus: int = Field(ge=1, le=144)
     nvlink_domain: int = Field(ge=1, description="GPUs that share one NVLink/NVSwitch domain")
     nvlink_gbytes_per_s: float = Field(gt=0, description="per-GPU NVLink bandwidth, one direction")
-    backend_nic: str = Field(description="NIC model of the backend NICs")
+    backend_nic: Name = Field(description="NIC model of the backend NICs")
     backend: list[ServerNic] = Field(min_length=1, description="backend NICs in rail order")
 
     @model_validator(mode="after")
@@ -271,7 +348,7 @@ class QosOverride(Strict):
 
 class NcclSpec(Strict):
     gid_index: int | Literal["auto"] = 3
-    socket_ifname: str = Field(default="^lo,docker", min_length=1, max_length=128)
+    socket_ifname: IfnameList = "^lo,docker"
 
 
 class QosPolicy(QosOverride):
@@ -280,7 +357,7 @@ class QosPolicy(QosOverride):
     lanes: list[LaneSpec] | None = Field(default=None, description="unset: the built-in lanes")
     shared_lossless: bool = Field(default=False, description="storage may share the training lossless priority")
     nccl: NcclSpec = NcclSpec()
-    platforms: dict[str, QosOverride] = Field(default_factory=dict)
+    platforms: dict[Name, QosOverride] = Field(default_factory=dict)
     roles: dict[Literal["host", "fabric"], QosOverride] = Field(default_factory=dict)
 
     @field_validator("platforms")
@@ -332,9 +409,9 @@ class NicQosOverride(Strict):
 
 class Switch(Strict):
     name: Name
-    role: Role
+    role: Annotated[Role, Field(strict=False)]
     model: Name
-    platform: str | None = None
+    platform: Name | None = None
     id: int | None = Field(default=None, ge=1, description="stable identity used for address/ASN allocation")
     asn: ASN | None = None
     loopback: Address | None = None
@@ -350,8 +427,17 @@ class Node(Strict):
     nic_qos: NicQosOverride | None = None
 
 
-Endpoint = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z0-9][A-Za-z0-9/._:-]*$")]
-"""``device:port`` — a switch port (``leaf1:swp1``) or a server NIC (``gpu01:enp24s0np0``)."""
+Endpoint = Annotated[
+    str,
+    _identifier(
+        rf"[A-Za-z0-9][{_NAME_CHARS}]{{0,63}}:[A-Za-z0-9][{_NAME_CHARS}/:]{{0,63}}",
+        "device:port: a name, ':', then a port of ASCII letters, digits and '/._:-' (64 characters each)",
+        129,
+        rf"{_NAME_CHARS}/:",
+    ),
+]
+"""``device:port`` — a switch port (``leaf1:swp1``) or a server NIC (``gpu01:enp24s0np0``); the device is a
+:data:`Name`, the port ASCII letters, digits and ``/._:-`` (at most 64 characters each)."""
 
 
 class Link(Strict):
@@ -359,7 +445,7 @@ class Link(Strict):
     b: Endpoint | None = Field(default=None, description="unset: a cable pulled to `a` but not landed yet")
     speed: Speed | None = None
     length_m: float | None = Field(default=None, gt=0, le=10_000)
-    cable: str | None = Field(default=None, max_length=64)
+    cable: Label | None = None
 
 
 # --------------------------------------------------------------------------- intent
@@ -367,13 +453,13 @@ class Link(Strict):
 
 class TierIntent(Strict):
     model: Name
-    platform: str | None = None
+    platform: Name | None = None
     count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
 
 
 class LeafIntent(Strict):
     model: Name
-    platform: str | None = None
+    platform: Name | None = None
     uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
 
 

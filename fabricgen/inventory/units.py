@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-_SPEED = re.compile(r"^\s*(\d{1,9}(?:\.\d{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
-_BREAKOUT = re.compile(r"^\s*(\d+)\s*[xX]\s*(.+)$")
+# ASCII only (re.ASCII): "４００G" in fullwidth digits is not a speed; Python's \d would accept it.
+_SPEED = re.compile(r"^\s*(\d{1,9}(?:\.\d{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$", re.ASCII)
+_BREAKOUT = re.compile(r"^\s*(\d{1,2})\s*[xX]\s*(.+)$", re.ASCII)
 
 
 def parse_speed(value: object) -> int:

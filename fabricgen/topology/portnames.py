@@ -11,6 +11,10 @@ eos        ``Ethernet3/1``     ``Ethernet3/1``, ``Ethernet3/5``     first lane i
 nxos       ``Ethernet1/3``     ``Ethernet1/3/1``, ``Ethernet1/3/2`` sub-port index from 1
 junos      ``et-0/0/2``        ``et-0/0/2:0``, ``et-0/0/2:1``       cage from 0, sub-port from 0
 =========  ==================  ==================================  ==============================
+
+Every port has exactly one spelling per platform: the case shown, numbers in ASCII digits without leading
+zeros. :func:`parse_port` refuses any other spelling (``swp1s00``, ``et-0/0/0:00``, ``ethernet0``) and names
+the canonical one, so that one physical port can never be cabled twice under two names.
 """
 
 from __future__ import annotations
@@ -19,14 +23,56 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_PATTERNS: dict[str, re.Pattern[str]] = {
-    "nvue": re.compile(r"^swp(?P<cage>[1-9]\d*)(?:s(?P<sub>\d+))?$"),
-    "frr": re.compile(r"^swp(?P<cage>[1-9]\d*)(?:s(?P<sub>\d+))?$"),
-    "sonic": re.compile(r"^Ethernet(?P<lane>0|[1-9]\d*)$"),
-    "eos": re.compile(r"^Ethernet(?P<cage>[1-9]\d*)/(?P<lane>[1-9]\d*)$"),
-    "nxos": re.compile(r"^Ethernet1/(?P<cage>[1-9]\d*)(?:/(?P<sub>[1-9]\d*))?$"),
-    "junos": re.compile(r"^et-0/0/(?P<cage>0|[1-9]\d*)(?::(?P<sub>\d+))?$"),
+_NUM = r"(?:0|[1-9][0-9]{0,5})"  # canonical: ASCII digits, no leading zero
+_POS = r"[1-9][0-9]{0,5}"  # the same, counting from 1
+_ANY = r"[0-9]{1,9}"  # any spelling of a number (for naming the canonical form)
+
+# (canonical pattern, lenient pattern, format of the canonical name); groups: cage, sub, lane
+_SCHEMES: dict[str, tuple[str, str, str]] = {
+    "nvue": (rf"swp(?P<cage>{_POS})(?:s(?P<sub>{_NUM}))?", rf"swp(?P<cage>{_ANY})(?:s(?P<sub>{_ANY}))?", "swp{cage}"),
+    "sonic": (rf"Ethernet(?P<lane>{_NUM})", rf"ethernet(?P<lane>{_ANY})", "Ethernet{lane}"),
+    "eos": (
+        rf"Ethernet(?P<cage>{_POS})/(?P<lane>{_POS})",
+        rf"ethernet(?P<cage>{_ANY})/(?P<lane>{_ANY})",
+        "Ethernet{cage}/{lane}",
+    ),
+    "nxos": (
+        rf"Ethernet1/(?P<cage>{_POS})(?:/(?P<sub>{_POS}))?",
+        rf"ethernet0*1/(?P<cage>{_ANY})(?:/(?P<sub>{_ANY}))?",
+        "Ethernet1/{cage}",
+    ),
+    "junos": (
+        rf"et-0/0/(?P<cage>{_NUM})(?::(?P<sub>{_NUM}))?",
+        rf"et-0*/0*/(?P<cage>{_ANY})(?::(?P<sub>{_ANY}))?",
+        "et-0/0/{cage}",
+    ),
 }
+_SCHEMES["frr"] = _SCHEMES["nvue"]
+_SUB_SEPARATOR = {"nvue": "s", "frr": "s", "nxos": "/", "junos": ":"}
+
+_PATTERNS: dict[str, re.Pattern[str]] = {p: re.compile(c, re.ASCII) for p, (c, _, _) in _SCHEMES.items()}
+_LENIENT: dict[str, re.Pattern[str]] = {
+    p: re.compile(lenient, re.ASCII | re.IGNORECASE) for p, (_, lenient, _) in _SCHEMES.items()
+}
+
+
+def canonical_port(platform: str, name: str) -> str | None:
+    """The one spelling of the port ``name`` means on ``platform`` (case and leading zeros fixed), or None
+    when ``name`` does not look like a port of that platform at all.
+
+    >>> canonical_port("nvue", "swp01s00"), canonical_port("sonic", "ethernet0"), canonical_port("junos", "et-0/0/0:00")
+    ('swp1s0', 'Ethernet0', 'et-0/0/0:0')
+    """
+    lenient = _LENIENT.get(platform)
+    m = lenient.fullmatch(name) if lenient is not None else None
+    if m is None:
+        return None
+    numbers = {k: int(v) for k, v in m.groupdict().items() if v is not None}
+    out = _SCHEMES[platform][2].format(**numbers)
+    if "sub" in numbers:
+        out += f"{_SUB_SEPARATOR[platform]}{numbers['sub']}"
+    return out
+
 
 EXAMPLE = {
     "nvue": "swp1",
@@ -85,8 +131,11 @@ def parse_port(platform: str, name: str, breakout: int, lanes: int) -> PortPosit
     pattern = _PATTERNS.get(platform)
     if pattern is None:
         raise ValueError(f"unknown platform {platform!r}")
-    m = pattern.match(name)
+    m = pattern.fullmatch(name)
     if not m:
+        canonical = canonical_port(platform, name)
+        if canonical is not None and canonical != name:
+            raise ValueError(f"{name!r} is not the canonical {platform} spelling of this port; write {canonical!r}")
         raise ValueError(f"{name!r} is not a valid {platform} port name (e.g. {EXAMPLE[platform]})")
     groups = m.groupdict()
     _check_split(breakout, lanes)

@@ -36,6 +36,7 @@ from fabricgen.topology.portnames import parse_port
 from fabricgen.topology.spec import LinkSpec, NodeSpec, SwitchSpec
 
 _RANK = {Role.LEAF: 1, Role.SPINE: 2, Role.CORE: 3}
+_ASN_FIELD = {Role.LEAF: "leaf_base", Role.SPINE: "spine_base", Role.CORE: "core"}
 _KIND_BY_RANKS = {(0, 1): LinkKind.HOST, (1, 2): LinkKind.LEAF_SPINE, (2, 3): LinkKind.SPINE_CORE}
 
 
@@ -510,13 +511,18 @@ class _Resolver:
             ident = sp.id or 0
             try:
                 loopback = sp.loopback or addressing.loopback(pools[sp.role], ident)
-                asn = sp.asn or addressing.asn_for(s.asn, sp.role, ident, sp.pod)
             except addressing.PoolExhausted as exc:
                 self.problem(
                     self.loaded.pos("fabric", "addressing", "loopbacks", sp.role.value),
                     f"fabric.addressing.loopbacks.{sp.role.value}",
                     f"{name}: {exc}",
                 )
+                continue
+            try:
+                asn = sp.asn or addressing.asn_for(s.asn, sp.role, ident, sp.pod)
+            except addressing.PoolExhausted as exc:
+                key = _ASN_FIELD[sp.role]
+                self.problem(self.loaded.pos("fabric", "asn", key), f"fabric.asn.{key}", f"{name}: {exc}")
                 continue
             ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
             out[name] = Switch(
