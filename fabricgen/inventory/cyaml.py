@@ -1,0 +1,428 @@
+"""One inventory file read with libyaml (PyYAML's C parser): the plain tree and the position of every key and item.
+
+libyaml scans and parses in C; this module takes its events one by one and builds the plain tree
+directly (no intermediate node graph), so the Python work per scalar is a type check and a dict or list
+insert. The rules are those of the ruamel.yaml path in :mod:`fabricgen.inventory.load`, and so are the
+positions (``file:line:col`` of every mapping key and of every sequence item):
+
+* scalars resolve by YAML 1.2 as ruamel resolves them (:mod:`fabricgen.inventory.scalars`);
+* explicit tags other than YAML's core ones are refused, as are YAML 1.1 types (``!!binary``, ``!!set``);
+* a duplicate key is refused, naming where the key was first written;
+* aliases are expanded while the tree is built, against the same budget, so an alias bomb fails fast;
+  an alias inside the node its anchor is on is refused; nesting is capped at ``MAX_DEPTH``;
+* errors are reported in the order ruamel reports them: a syntax error anywhere in the file first, then
+  the first value that cannot be built (duplicate key, huge integer), then every refused tag or key.
+
+Two rare constructs are left to ruamel (:class:`Unsupported`): a ``%YAML`` directive (which switches
+resolution to YAML 1.1) and merge keys (``<<``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from fabricgen.errors import Problem, SourcePos
+from fabricgen.inventory import scalars
+
+PathKey = tuple[str | int, ...]
+
+_CORE_COLLECTION_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+_TAG_NAMES = {  # YAML 1.1 types outside the core schema, named as the ruamel path names them
+    "tag:yaml.org,2002:binary": "!!binary",
+    "tag:yaml.org,2002:set": "!!set",
+    "tag:yaml.org,2002:omap": "!!pairs",
+    "tag:yaml.org,2002:pairs": "!!pairs",
+}
+
+AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
+
+
+class Unsupported(Exception):
+    """The file uses a construct this reader leaves to ruamel.yaml."""
+
+
+class Fatal(Exception):
+    """The file cannot be read any further; ``problem`` says why."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+
+
+class TooBig(Exception):
+    def __init__(self, path: PathKey) -> None:
+        self.path = path
+
+
+class TooDeep(Exception):
+    def __init__(self, path: PathKey) -> None:
+        self.path = path
+
+
+def dotted(path: tuple[str | int, ...] | list[str | int]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+
+
+class _Anchor:
+    """A node with an anchor: its value, its own position and where the positions of its insides were recorded."""
+
+    __slots__ = ("mark", "path", "rel", "start", "stop", "value")
+
+    def __init__(self, path: PathKey, value: Any, mark: SourcePos, start: int, stop: int) -> None:
+        self.path = path
+        self.value = value
+        self.mark = mark
+        self.start = start
+        self.stop = stop
+        self.rel: dict[PathKey, SourcePos] | None = None
+
+
+class _Frame:
+    """An open mapping or sequence."""
+
+    __slots__ = ("anchor", "is_key", "key", "keys", "mark", "out", "path", "refused", "start", "value_path")
+
+    def __init__(self, out: Any, path: PathKey, mark: SourcePos, anchor: str | None, start: int) -> None:
+        self.out = out
+        self.path = path
+        self.mark = mark
+        self.anchor = anchor
+        self.start = start  # index into the position list when the node opened
+        self.refused = False  # its tag is refused: its insides are not reported, it becomes None
+        self.is_key = False  # a collection written as a mapping key
+        self.key: Any = _NO_KEY  # a mapping waiting for its value: the key
+        self.value_path: PathKey = ()
+        self.keys: dict[Any, SourcePos] | None = {} if isinstance(out, dict) else None
+
+
+_NO_KEY = object()
+_KEEP = (scalars.STR, scalars.INT, scalars.FLOAT, scalars.BOOL, scalars.NULL, scalars.TIMESTAMP)
+
+
+def _nesting(pos: SourcePos, depth: int) -> Fatal:
+    return Fatal(Problem(pos, "", f"nesting deeper than {depth} levels; refused"))
+
+
+def _refused_tag(tag: str) -> str:
+    return f"YAML tag {_TAG_NAMES.get(tag, tag)} is not allowed in an inventory"
+
+
+def _one_line(exc: object) -> str:
+    return " ".join(str(exc).split())
+
+
+class Reader:
+    """Builds one file's tree; see the module docstring for the rules."""
+
+    def __init__(self, name: str, text: str, max_depth: int, budget: int) -> None:
+        self.name = name
+        self.text = text
+        self.max_depth = max_depth
+        self.budget = budget
+        self.root: Any = None
+        self.positions: list[tuple[PathKey, SourcePos]] = []
+        self.problems: list[Problem] = []  # refused tags and keys, in document order
+        self.construct_error: Problem | None = None  # the first value that cannot be built
+        self.copy_error: Problem | None = None  # alias bomb or too deep: building stops, parsing goes on
+        self.anchors: dict[str, _Anchor] = {}
+        self.open_anchors: list[str] = []
+        self.stack: list[_Frame] = []
+        self.quiet = 0  # >0 inside a refused collection or a collection key: nothing inside is reported
+        self.building = True
+        self._index: dict[PathKey, SourcePos] = {}
+        self._indexed = 0
+
+    # ------------------------------------------------------------------ helpers
+
+    def pos(self, mark: Any) -> SourcePos:
+        return SourcePos(self.name, mark.line + 1, mark.column + 1)
+
+    def charge(self, path: PathKey) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise TooBig(path)
+        if len(path) > self.max_depth:
+            raise TooDeep(path)
+
+    def find(self, path: PathKey) -> SourcePos:
+        """The position of ``path`` or its nearest ancestor (error paths only; indexes the positions once)."""
+        for p, pos in self.positions[self._indexed :]:
+            self._index.setdefault(p, pos)
+        self._indexed = len(self.positions)
+        key = path
+        while key:
+            if key in self._index:
+                return self._index[key]
+            key = key[:-1]
+        return SourcePos(self.name, 1, 1)
+
+    def refuse(self, path: PathKey, message: str) -> None:
+        if not self.quiet:
+            self.problems.append(Problem(self.find(path), dotted(path), message))
+
+    def fail_construct(self, mark: Any, message: str) -> None:
+        if self.construct_error is None:
+            self.construct_error = Problem(self.pos(mark), "", message)
+        self.building = False
+
+    def copy_failed(self, exc: TooBig | TooDeep) -> None:
+        self.building = False
+        if self.copy_error is None:
+            what = (
+                "document expands to far more nodes than its text holds (alias bomb?); refused"
+                if isinstance(exc, TooBig)
+                else f"nesting deeper than {self.max_depth} levels; refused"
+            )
+            self.copy_error = Problem(self.find(exc.path), dotted(exc.path), what)
+
+    # ------------------------------------------------------------------ where a node goes
+
+    def key_slot(self) -> bool:
+        return bool(self.stack) and self.stack[-1].keys is not None and self.stack[-1].key is _NO_KEY
+
+    def value_path(self, mark: SourcePos) -> PathKey:
+        """The path of a node that is not a key; records a sequence item's position."""
+        if not self.stack:
+            return ()
+        frame = self.stack[-1]
+        if frame.keys is None:
+            path = (*frame.path, len(frame.out))
+            self.positions.append((path, mark))
+            return path
+        return frame.value_path
+
+    def place(self, value: Any) -> None:
+        if not self.stack:
+            self.root = value
+            return
+        frame = self.stack[-1]
+        if frame.keys is None:
+            frame.out.append(value)
+        else:
+            frame.out[frame.key] = value
+            frame.key = _NO_KEY
+
+    def set_key(self, key: Any, pos: SourcePos, is_string: bool, shown: str) -> None:
+        frame = self.stack[-1]
+        assert frame.keys is not None
+        text = key if is_string else shown
+        path = (*frame.path, text)
+        try:
+            first = frame.keys.get(key)
+        except TypeError:  # not hashable: a collection
+            first = None
+        if first is not None:
+            self.fail_construct_at(pos, f'YAML syntax error: found duplicate key "{text}" (first at {first})')
+        else:
+            with contextlib.suppress(TypeError):  # a collection key: refused below, never compared
+                frame.keys[key] = pos
+        self.positions.append((path, pos))
+        if not is_string:
+            self.refuse(frame.path, f"mapping keys must be strings (got {shown})")
+        frame.key = text
+        frame.value_path = path
+
+    def fail_construct_at(self, pos: SourcePos, message: str) -> None:
+        if self.construct_error is None:
+            self.construct_error = Problem(pos, "", message)
+        self.building = False
+
+    # ------------------------------------------------------------------ aliases
+
+    def replay(self, anchor: _Anchor, path: PathKey) -> Any:
+        """A fresh copy of an anchored node at ``path``, with its positions, charged to the budget."""
+        if anchor.rel is None:
+            n = len(anchor.path)
+            anchor.rel = {}
+            for p, pos in self.positions[anchor.start : anchor.stop]:
+                if p[:n] == anchor.path:
+                    anchor.rel.setdefault(p[n:], pos)
+        rel = anchor.rel
+        add = self.positions.append
+
+        def copy(value: Any, sub: PathKey) -> Any:
+            here = path + sub
+            self.charge(here)
+            if isinstance(value, dict):
+                out: dict[str, Any] = {}
+                for k, v in value.items():
+                    p = rel.get((*sub, k))
+                    if p is not None:
+                        add(((*here, k), p))
+                    out[k] = copy(v, (*sub, k))
+                return out
+            if isinstance(value, list):
+                items: list[Any] = []
+                for i, v in enumerate(value):
+                    p = rel.get((*sub, i))
+                    if p is not None:
+                        add(((*here, i), p))
+                    items.append(copy(v, (*sub, i)))
+                return items
+            return value
+
+        return copy(anchor.value, ())
+
+    # ------------------------------------------------------------------ the event loop
+
+    def read(self) -> tuple[Any, list[tuple[PathKey, SourcePos]]]:
+        """The file's value (None for an empty file) and its positions; raises Fatal or Unsupported."""
+        loader = yaml.CSafeLoader(self.text)
+        try:
+            self._events(loader.get_event)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            what = _one_line(exc.problem or exc.context or "invalid YAML")
+            where = self.pos(mark) if mark is not None else SourcePos(self.name, 1, 1)
+            if "maximum nesting depth" in what:
+                raise _nesting(where, self.max_depth) from None
+            raise Fatal(Problem(where, "", f"YAML syntax error: {what}")) from None
+        except yaml.YAMLError as exc:
+            raise Fatal(Problem(SourcePos(self.name, 1, 1), "", f"YAML error: {_one_line(exc)}")) from None
+        finally:
+            loader.dispose()
+        if self.construct_error is not None:
+            raise Fatal(self.construct_error)
+        if self.copy_error is not None:
+            self.problems.append(self.copy_error)
+        return self.root, self.positions
+
+    def _events(self, get_event: Callable[[], Any]) -> None:
+        scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+        mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+        mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+        document_start, stream_end = yaml.DocumentStartEvent, yaml.StreamEndEvent
+        documents = 0
+        depth = 0  # ruamel's composer depth of the open collections (the root node is at depth 1)
+        limit = self.max_depth + 1
+        while True:
+            event = get_event()
+            cls = type(event)
+            if cls is scalar_event:
+                if depth >= limit:
+                    raise _nesting(self.pos(event.start_mark), self.max_depth)
+                self._scalar(event)
+            elif cls is mapping_start or cls is sequence_start:
+                depth += 1
+                if depth > limit:
+                    raise _nesting(self.pos(event.start_mark), self.max_depth)
+                self._start(event, cls is mapping_start)
+            elif cls is mapping_end or cls is sequence_end:
+                depth -= 1
+                self._end()
+            elif cls is alias_event:
+                self._alias(event)
+            elif cls is document_start:
+                documents += 1
+                if documents > 1:
+                    raise Fatal(
+                        Problem(self.pos(event.start_mark), "", "YAML syntax error: but found another document")
+                    )
+                if event.version is not None:
+                    raise Unsupported("%YAML directive")
+            elif cls is stream_end:
+                return
+
+    def _scalar(self, event: Any) -> None:
+        tag = event.tag
+        value: Any
+        if tag is None and event.implicit[0]:
+            try:
+                rtag, value = scalars.construct_plain(event.value)
+            except Exception as exc:  # a value ruamel's constructor refuses (e.g. an integer of 5,000 digits)
+                self.fail_construct(event.start_mark, f"YAML error: {_one_line(exc)}")
+                rtag, value = scalars.STR, event.value
+            if rtag in (scalars.MERGE, scalars.VALUE):
+                raise Unsupported(rtag)
+        elif tag is None or tag == "!" or tag == scalars.STR:
+            rtag, value = scalars.STR, event.value
+        elif scalars.constructor().known(tag):
+            rtag = tag
+            try:
+                value = scalars.constructor().build(tag, event.value)
+            except Exception as exc:
+                self.fail_construct(event.start_mark, f"YAML error: {_one_line(exc)}")
+                value = None
+        else:
+            rtag, value = tag, None
+        mark = self.pos(event.start_mark)
+        if self.key_slot():
+            self.set_key(value, mark, rtag == scalars.STR, repr(value))
+            if rtag not in _KEEP:
+                self.refuse(self.stack[-1].value_path, _refused_tag(rtag))
+            return
+        path = self.value_path(mark)
+        if self.building:
+            try:
+                self.charge(path)
+            except (TooBig, TooDeep) as exc:
+                self.copy_failed(exc)
+        if rtag not in _KEEP:
+            self.refuse(path, _refused_tag(rtag))
+            value = None
+        if event.anchor is not None:
+            self.anchors[event.anchor] = _Anchor(path, value, mark, len(self.positions), len(self.positions))
+        self.place(value)
+
+    def _start(self, event: Any, is_map: bool) -> None:
+        mark = self.pos(event.start_mark)
+        is_key = self.key_slot()
+        if is_key:  # a collection as a key: refused; its insides go nowhere
+            shown = "a mapping" if is_map else "a sequence"
+            self.set_key(object(), mark, False, shown)
+            path: PathKey = (*self.stack[-1].path, "?")
+        else:
+            path = self.value_path(mark)
+            if self.building:
+                try:
+                    self.charge(path)
+                except (TooBig, TooDeep) as exc:
+                    self.copy_failed(exc)
+        frame = _Frame({} if is_map else [], path, mark, event.anchor, len(self.positions))
+        frame.is_key = is_key
+        tag = event.tag
+        if tag not in _CORE_COLLECTION_TAGS:
+            if not is_key:
+                self.refuse(path, _refused_tag(tag))
+            frame.refused = True
+        if frame.refused or is_key:
+            self.quiet += 1
+        if event.anchor is not None:
+            self.open_anchors.append(event.anchor)
+        self.stack.append(frame)
+
+    def _end(self) -> None:
+        frame = self.stack.pop()
+        if frame.refused or frame.is_key:
+            self.quiet -= 1
+        value = None if frame.refused else frame.out
+        if frame.anchor is not None:
+            self.open_anchors.pop()
+            self.anchors[frame.anchor] = _Anchor(frame.path, value, frame.mark, frame.start, len(self.positions))
+        if not frame.is_key:
+            self.place(value)
+
+    def _alias(self, event: Any) -> None:
+        name = event.anchor
+        mark = self.pos(event.start_mark)
+        if name in self.open_anchors:
+            what = f"alias *{name} refers to the node its anchor is on (a structure that contains itself); refused"
+            raise Fatal(Problem(mark, "", what))
+        anchor = self.anchors.get(name)
+        if anchor is None:
+            raise Fatal(Problem(mark, "", f"YAML syntax error: found undefined alias {name!r}"))
+        if self.key_slot():
+            value = anchor.value
+            self.set_key(value, mark, isinstance(value, str), repr(value))
+            return
+        path = self.value_path(anchor.mark)  # ruamel places an aliased item where its anchored node is written
+        value = None
+        if self.building:
+            try:
+                value = self.replay(anchor, path)
+            except (TooBig, TooDeep) as exc:
+                self.copy_failed(exc)
+        self.place(value)
