@@ -13,8 +13,8 @@ positions (``file:line:col`` of every mapping key and of every sequence item):
 * errors are reported in the order ruamel reports them: a syntax error anywhere in the file first, then
   the first value that cannot be built (duplicate key, huge integer), then every refused tag or key.
 
-Two rare constructs are left to ruamel (:class:`Unsupported`): a ``%YAML`` directive (which switches
-resolution to YAML 1.1) and merge keys (``<<``).
+A few rare constructs are left to ruamel (:class:`Unsupported`): a ``%YAML`` directive (which switches
+resolution to YAML 1.1), merge keys (``<<``), the ``=`` value key and ``!!omap``/``!!pairs``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from fabricgen.inventory import scalars
 PathKey = tuple[str | int, ...]
 
 _CORE_COLLECTION_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+_ORDERED = {"tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"}
 _TAG_NAMES = {  # YAML 1.1 types outside the core schema, named as the ruamel path names them
     "tag:yaml.org,2002:binary": "!!binary",
     "tag:yaml.org,2002:set": "!!set",
@@ -69,21 +70,26 @@ def dotted(path: tuple[str | int, ...] | list[str | int]) -> str:
 class _Anchor:
     """A node with an anchor: its value, its own position and where the positions of its insides were recorded."""
 
-    __slots__ = ("mark", "path", "rel", "start", "stop", "value")
+    __slots__ = ("mark", "path", "records", "rel", "start", "stop", "value")
 
-    def __init__(self, path: PathKey, value: Any, mark: SourcePos, start: int, stop: int) -> None:
+    def __init__(
+        self, path: PathKey, value: Any, mark: SourcePos, start: int, stop: int, records: tuple[int, int]
+    ) -> None:
         self.path = path
         self.value = value
         self.mark = mark
         self.start = start
         self.stop = stop
+        self.records = records  # the refusals recorded inside it: a range of Reader.records
         self.rel: dict[PathKey, SourcePos] | None = None
 
 
 class _Frame:
     """An open mapping or sequence."""
 
-    __slots__ = ("anchor", "is_key", "key", "keys", "mark", "out", "path", "refused", "start", "value_path")
+    __slots__ = (
+        "anchor", "dup", "is_key", "key", "keys", "mark", "out", "path", "records", "refused", "start", "value_path"
+    )
 
     def __init__(self, out: Any, path: PathKey, mark: SourcePos, anchor: str | None, start: int) -> None:
         self.out = out
@@ -91,6 +97,8 @@ class _Frame:
         self.mark = mark
         self.anchor = anchor
         self.start = start  # index into the position list when the node opened
+        self.records = 0  # index into Reader.records when the node opened
+        self.dup: Problem | None = None  # the key just read repeats an earlier one (reported after its value)
         self.refused = False  # its tag is refused: its insides are not reported, it becomes None
         self.is_key = False  # a collection written as a mapping key
         self.key: Any = _NO_KEY  # a mapping waiting for its value: the key
@@ -124,10 +132,14 @@ class Reader:
         self.budget = budget
         self.root: Any = None
         self.positions: list[tuple[PathKey, SourcePos]] = []
-        self.problems: list[Problem] = []  # refused tags and keys, in document order
+        self.problems: list[Problem] = []  # refused tags and keys, in document order (filled by read())
+        # each refusal: (path, field path, position or None for the path's own, message); an alias repeats the
+        # refusals inside its anchored node under its own path, as ruamel's copy of the node does
+        self.records: list[tuple[PathKey, PathKey, SourcePos | None, str]] = []
         self.construct_error: Problem | None = None  # the first value that cannot be built
         self.copy_error: Problem | None = None  # alias bomb or too deep: building stops, parsing goes on
         self.anchors: dict[str, _Anchor] = {}
+        self.anchor_log: list[_Anchor] = []  # every anchored node, in the order they were finished
         self.open_anchors: list[str] = []
         self.stack: list[_Frame] = []
         self.quiet = 0  # >0 inside a refused collection or a collection key: nothing inside is reported
@@ -161,7 +173,7 @@ class Reader:
 
     def refuse(self, path: PathKey, message: str) -> None:
         if not self.quiet:
-            self.problems.append(Problem(self.find(path), dotted(path), message))
+            self.records.append((path, path, None, message))
 
     def fail_construct(self, mark: Any, message: str) -> None:
         if self.construct_error is None:
@@ -204,6 +216,11 @@ class Reader:
         else:
             frame.out[frame.key] = value
             frame.key = _NO_KEY
+            if frame.dup is not None:
+                if self.construct_error is None:
+                    self.construct_error = frame.dup
+                self.building = False
+                frame.dup = None
 
     def set_key(self, key: Any, pos: SourcePos, is_string: bool, shown: str) -> None:
         frame = self.stack[-1]
@@ -214,14 +231,14 @@ class Reader:
             first = frame.keys.get(key)
         except TypeError:  # not hashable: a collection
             first = None
-        if first is not None:
-            self.fail_construct_at(pos, f'YAML syntax error: found duplicate key "{text}" (first at {first})')
+        if first is not None:  # ruamel finds it once the value is built
+            frame.dup = Problem(pos, "", f'YAML syntax error: found duplicate key "{text}" (first at {first})')
         else:
             with contextlib.suppress(TypeError):  # a collection key: refused below, never compared
                 frame.keys[key] = pos
         self.positions.append((path, pos))
-        if not is_string:
-            self.refuse(frame.path, f"mapping keys must be strings (got {shown})")
+        if not is_string and not self.quiet:
+            self.records.append((path, frame.path, pos, f"mapping keys must be strings (got {shown})"))
         frame.key = text
         frame.value_path = path
 
@@ -232,15 +249,23 @@ class Reader:
 
     # ------------------------------------------------------------------ aliases
 
-    def replay(self, anchor: _Anchor, path: PathKey) -> Any:
-        """A fresh copy of an anchored node at ``path``, with its positions, charged to the budget."""
+    def remember(self, name: str, anchor: _Anchor) -> None:
+        self.anchors[name] = anchor
+        self.anchor_log.append(anchor)
+
+    def relative(self, anchor: _Anchor) -> dict[PathKey, SourcePos]:
+        """The positions inside an anchored node, relative to it (computed once, on first use)."""
         if anchor.rel is None:
             n = len(anchor.path)
             anchor.rel = {}
             for p, pos in self.positions[anchor.start : anchor.stop]:
                 if p[:n] == anchor.path:
                     anchor.rel.setdefault(p[n:], pos)
-        rel = anchor.rel
+        return anchor.rel
+
+    def replay(self, anchor: _Anchor, path: PathKey) -> Any:
+        """A fresh copy of an anchored node at ``path``, with its positions, charged to the budget."""
+        rel = self.relative(anchor)
         add = self.positions.append
 
         def copy(value: Any, sub: PathKey) -> Any:
@@ -264,7 +289,14 @@ class Reader:
                 return items
             return value
 
-        return copy(anchor.value, ())
+        value = copy(anchor.value, ())
+        n = len(anchor.path)
+        first, stop = anchor.records
+        for i in range(first, stop):
+            where, field, pos, message = self.records[i]
+            if where[:n] == anchor.path:
+                self.records.append((path + where[n:], path + field[n:], pos, message))
+        return value
 
     # ------------------------------------------------------------------ the event loop
 
@@ -286,6 +318,7 @@ class Reader:
             loader.dispose()
         if self.construct_error is not None:
             raise Fatal(self.construct_error)
+        self.problems = [Problem(pos or self.find(at), dotted(field), msg) for at, field, pos, msg in self.records]
         if self.copy_error is not None:
             self.problems.append(self.copy_error)
         return self.root, self.positions
@@ -364,7 +397,9 @@ class Reader:
             self.refuse(path, _refused_tag(rtag))
             value = None
         if event.anchor is not None:
-            self.anchors[event.anchor] = _Anchor(path, value, mark, len(self.positions), len(self.positions))
+            stop = len(self.records)
+            records = (stop - 1 if rtag not in _KEEP and not self.quiet else stop, stop)
+            self.remember(event.anchor, _Anchor(path, value, mark, len(self.positions), len(self.positions), records))
         self.place(value)
 
     def _start(self, event: Any, is_map: bool) -> None:
@@ -382,8 +417,11 @@ class Reader:
                 except (TooBig, TooDeep) as exc:
                     self.copy_failed(exc)
         frame = _Frame({} if is_map else [], path, mark, event.anchor, len(self.positions))
+        frame.records = len(self.records)
         frame.is_key = is_key
         tag = event.tag
+        if tag in _ORDERED:
+            raise Unsupported(tag)  # ruamel builds an ordered mapping from it
         if tag not in _CORE_COLLECTION_TAGS:
             if not is_key:
                 self.refuse(path, _refused_tag(tag))
@@ -399,9 +437,20 @@ class Reader:
         if frame.refused or frame.is_key:
             self.quiet -= 1
         value = None if frame.refused else frame.out
+        if frame.refused or frame.is_key:  # ruamel records nothing inside a refused node or a key
+            for anchor in reversed(self.anchor_log):
+                if anchor.start < frame.start:
+                    break
+                self.relative(anchor)
+            del self.positions[frame.start :]
         if frame.anchor is not None:
             self.open_anchors.pop()
-            self.anchors[frame.anchor] = _Anchor(frame.path, value, frame.mark, frame.start, len(self.positions))
+            self.remember(
+                frame.anchor,
+                _Anchor(
+                    frame.path, value, frame.mark, frame.start, len(self.positions), (frame.records, len(self.records))
+                ),
+            )
         if not frame.is_key:
             self.place(value)
 
@@ -414,9 +463,9 @@ class Reader:
         anchor = self.anchors.get(name)
         if anchor is None:
             raise Fatal(Problem(mark, "", f"YAML syntax error: found undefined alias {name!r}"))
-        if self.key_slot():
+        if self.key_slot():  # ruamel places an aliased key where its anchored node is written
             value = anchor.value
-            self.set_key(value, mark, isinstance(value, str), repr(value))
+            self.set_key(value, anchor.mark, isinstance(value, str), repr(value))
             return
         path = self.value_path(anchor.mark)  # ruamel places an aliased item where its anchored node is written
         value = None

@@ -19,7 +19,7 @@ import datetime
 import errno
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,7 +310,7 @@ def _shown_key(key: Any) -> str:
     """A key that is not a string, as problems name it."""
     if isinstance(key, tuple | list):
         return "a sequence"
-    if isinstance(key, dict):
+    if isinstance(key, Mapping):
         return "a mapping"
     return repr(scalars.plain(key))
 
