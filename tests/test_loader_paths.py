@@ -35,7 +35,7 @@ def read(path: Path, use_libyaml: bool) -> tuple[Any, dict[Any, str], list[tuple
     source = SourceMap()
     problems: list[Problem] = []
     tree = _parse_file(path, source, problems, use_libyaml=use_libyaml)
-    positions = {k: str(v) for k, v in source._pos.items()}
+    positions = {k: str(v) for k, v in source.items()}
     found = [(str(p.pos), p.field, p.message) for p in problems]
     return tree, positions, found
 

@@ -29,6 +29,7 @@ from fabricgen.errors import Problem, SourcePos
 from fabricgen.inventory import scalars
 
 PathKey = tuple[str | int, ...]
+Raw = tuple[str, int, int]  # file, line, column (1-based): made a SourcePos only when looked up
 
 _CORE_COLLECTION_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 _ORDERED = {"tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"}
@@ -73,7 +74,7 @@ class _Anchor:
     __slots__ = ("mark", "path", "records", "rel", "start", "stop", "value")
 
     def __init__(
-        self, path: PathKey, value: Any, mark: SourcePos, start: int, stop: int, records: tuple[int, int]
+        self, path: PathKey, value: Any, mark: Raw, start: int, stop: int, records: tuple[int, int]
     ) -> None:
         self.path = path
         self.value = value
@@ -81,7 +82,7 @@ class _Anchor:
         self.start = start
         self.stop = stop
         self.records = records  # the refusals recorded inside it: a range of Reader.records
-        self.rel: dict[PathKey, SourcePos] | None = None
+        self.rel: dict[PathKey, Raw] | None = None
 
 
 class _Frame:
@@ -91,7 +92,7 @@ class _Frame:
         "anchor", "dup", "is_key", "key", "keys", "mark", "out", "path", "records", "refused", "start", "value_path"
     )
 
-    def __init__(self, out: Any, path: PathKey, mark: SourcePos, anchor: str | None, start: int) -> None:
+    def __init__(self, out: Any, path: PathKey, mark: Raw, anchor: str | None, start: int) -> None:
         self.out = out
         self.path = path
         self.mark = mark
@@ -103,7 +104,7 @@ class _Frame:
         self.is_key = False  # a collection written as a mapping key
         self.key: Any = _NO_KEY  # a mapping waiting for its value: the key
         self.value_path: PathKey = ()
-        self.keys: dict[Any, SourcePos] | None = {} if isinstance(out, dict) else None
+        self.keys: dict[Any, Raw] | None = {} if isinstance(out, dict) else None
 
 
 _NO_KEY = object()
@@ -131,11 +132,11 @@ class Reader:
         self.max_depth = max_depth
         self.budget = budget
         self.root: Any = None
-        self.positions: list[tuple[PathKey, SourcePos]] = []
+        self.positions: list[tuple[PathKey, Raw]] = []
         self.problems: list[Problem] = []  # refused tags and keys, in document order (filled by read())
         # each refusal: (path, field path, position or None for the path's own, message); an alias repeats the
         # refusals inside its anchored node under its own path, as ruamel's copy of the node does
-        self.records: list[tuple[PathKey, PathKey, SourcePos | None, str]] = []
+        self.records: list[tuple[PathKey, PathKey, Raw | None, str]] = []
         self.construct_error: Problem | None = None  # the first value that cannot be built
         self.copy_error: Problem | None = None  # alias bomb or too deep: building stops, parsing goes on
         self.anchors: dict[str, _Anchor] = {}
@@ -144,12 +145,15 @@ class Reader:
         self.stack: list[_Frame] = []
         self.quiet = 0  # >0 inside a refused collection or a collection key: nothing inside is reported
         self.building = True
-        self._index: dict[PathKey, SourcePos] = {}
+        self._index: dict[PathKey, Raw] = {}
         self._indexed = 0
 
     # ------------------------------------------------------------------ helpers
 
-    def pos(self, mark: Any) -> SourcePos:
+    def pos(self, mark: Any) -> Raw:
+        return (self.name, mark.line + 1, mark.column + 1)
+
+    def at(self, mark: Any) -> SourcePos:
         return SourcePos(self.name, mark.line + 1, mark.column + 1)
 
     def charge(self, path: PathKey) -> None:
@@ -167,7 +171,7 @@ class Reader:
         key = path
         while key:
             if key in self._index:
-                return self._index[key]
+                return SourcePos(*self._index[key])
             key = key[:-1]
         return SourcePos(self.name, 1, 1)
 
@@ -177,7 +181,7 @@ class Reader:
 
     def fail_construct(self, mark: Any, message: str) -> None:
         if self.construct_error is None:
-            self.construct_error = Problem(self.pos(mark), "", message)
+            self.construct_error = Problem(self.at(mark), "", message)
         self.building = False
 
     def copy_failed(self, exc: TooBig | TooDeep) -> None:
@@ -195,7 +199,7 @@ class Reader:
     def key_slot(self) -> bool:
         return bool(self.stack) and self.stack[-1].keys is not None and self.stack[-1].key is _NO_KEY
 
-    def value_path(self, mark: SourcePos) -> PathKey:
+    def value_path(self, mark: Raw) -> PathKey:
         """The path of a node that is not a key; records a sequence item's position."""
         if not self.stack:
             return ()
@@ -222,7 +226,7 @@ class Reader:
                 self.building = False
                 frame.dup = None
 
-    def set_key(self, key: Any, pos: SourcePos, is_string: bool, shown: str) -> None:
+    def set_key(self, key: Any, pos: Raw, is_string: bool, shown: str) -> None:
         frame = self.stack[-1]
         assert frame.keys is not None
         text = key if is_string else shown
@@ -232,7 +236,8 @@ class Reader:
         except TypeError:  # not hashable: a collection
             first = None
         if first is not None:  # ruamel finds it once the value is built
-            frame.dup = Problem(pos, "", f'YAML syntax error: found duplicate key "{text}" (first at {first})')
+            what = f'YAML syntax error: found duplicate key "{text}" (first at {SourcePos(*first)})'
+            frame.dup = Problem(SourcePos(*pos), "", what)
         else:
             with contextlib.suppress(TypeError):  # a collection key: refused below, never compared
                 frame.keys[key] = pos
@@ -242,9 +247,9 @@ class Reader:
         frame.key = text
         frame.value_path = path
 
-    def fail_construct_at(self, pos: SourcePos, message: str) -> None:
+    def fail_construct_at(self, pos: Raw, message: str) -> None:
         if self.construct_error is None:
-            self.construct_error = Problem(pos, "", message)
+            self.construct_error = Problem(SourcePos(*pos), "", message)
         self.building = False
 
     # ------------------------------------------------------------------ aliases
@@ -253,7 +258,7 @@ class Reader:
         self.anchors[name] = anchor
         self.anchor_log.append(anchor)
 
-    def relative(self, anchor: _Anchor) -> dict[PathKey, SourcePos]:
+    def relative(self, anchor: _Anchor) -> dict[PathKey, Raw]:
         """The positions inside an anchored node, relative to it (computed once, on first use)."""
         if anchor.rel is None:
             n = len(anchor.path)
@@ -300,7 +305,7 @@ class Reader:
 
     # ------------------------------------------------------------------ the event loop
 
-    def read(self) -> tuple[Any, list[tuple[PathKey, SourcePos]]]:
+    def read(self) -> tuple[Any, list[tuple[PathKey, Raw]]]:
         """The file's value (None for an empty file) and its positions; raises Fatal or Unsupported."""
         loader = yaml.CSafeLoader(self.text)
         try:
@@ -308,7 +313,7 @@ class Reader:
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             what = _one_line(exc.problem or exc.context or "invalid YAML")
-            where = self.pos(mark) if mark is not None else SourcePos(self.name, 1, 1)
+            where = self.at(mark) if mark is not None else SourcePos(self.name, 1, 1)
             if "maximum nesting depth" in what:
                 raise _nesting(where, self.max_depth) from None
             raise Fatal(Problem(where, "", f"YAML syntax error: {what}")) from None
@@ -318,7 +323,10 @@ class Reader:
             loader.dispose()
         if self.construct_error is not None:
             raise Fatal(self.construct_error)
-        self.problems = [Problem(pos or self.find(at), dotted(field), msg) for at, field, pos, msg in self.records]
+        self.problems = [
+            Problem(SourcePos(*pos) if pos else self.find(at), dotted(field), msg)
+            for at, field, pos, msg in self.records
+        ]
         if self.copy_error is not None:
             self.problems.append(self.copy_error)
         return self.root, self.positions
@@ -331,28 +339,89 @@ class Reader:
         documents = 0
         depth = 0  # ruamel's composer depth of the open collections (the root node is at depth 1)
         limit = self.max_depth + 1
+        max_depth = self.max_depth
+        name = self.name
+        stack = self.stack
+        add_position = self.positions.append
+        first_chars = scalars.FIRST_CHARS
+        construct_plain = scalars.construct_plain
+        keep = _KEEP
+        no_key = _NO_KEY
+        top: _Frame | None = None
         while True:
             event = get_event()
             cls = type(event)
             if cls is scalar_event:
                 if depth >= limit:
-                    raise _nesting(self.pos(event.start_mark), self.max_depth)
-                self._scalar(event)
+                    raise _nesting(self.at(event.start_mark), max_depth)
+                # the common case inline: a plain untagged scalar in an ordinary mapping or sequence
+                if (
+                    top is None
+                    or event.tag is not None
+                    or event.anchor is not None
+                    or not event.implicit[0]
+                    or self.quiet
+                    or not self.building
+                    or top.dup is not None
+                ):
+                    self._scalar(event)
+                    continue
+                value: Any = event.value
+                if value[:1] in first_chars:
+                    try:
+                        rtag, value = construct_plain(value)
+                    except Exception:
+                        self._scalar(event)
+                        continue
+                    if rtag not in keep:
+                        self._scalar(event)
+                        continue
+                    is_string = rtag is scalars.STR
+                else:
+                    is_string = True
+                mark = event.start_mark
+                raw = (name, mark.line + 1, mark.column + 1)
+                keys = top.keys
+                if keys is None:  # a sequence item
+                    path: PathKey = (*top.path, len(top.out))
+                    add_position((path, raw))
+                elif top.key is no_key:  # a key
+                    if not is_string or value in keys:
+                        self.set_key(value, raw, is_string, repr(value))
+                        continue
+                    keys[value] = raw
+                    path = (*top.path, value)
+                    add_position((path, raw))
+                    top.key = value
+                    top.value_path = path
+                    continue
+                else:  # a value
+                    path = top.value_path
+                self.budget -= 1
+                if self.budget < 0 or len(path) > max_depth:
+                    self.copy_failed(TooBig(path) if self.budget < 0 else TooDeep(path))
+                if keys is None:
+                    top.out.append(value)
+                else:
+                    top.out[top.key] = value
+                    top.key = no_key
             elif cls is mapping_start or cls is sequence_start:
                 depth += 1
                 if depth > limit:
-                    raise _nesting(self.pos(event.start_mark), self.max_depth)
+                    raise _nesting(self.at(event.start_mark), max_depth)
                 self._start(event, cls is mapping_start)
+                top = stack[-1]
             elif cls is mapping_end or cls is sequence_end:
                 depth -= 1
                 self._end()
+                top = stack[-1] if stack else None
             elif cls is alias_event:
                 self._alias(event)
             elif cls is document_start:
                 documents += 1
                 if documents > 1:
                     raise Fatal(
-                        Problem(self.pos(event.start_mark), "", "YAML syntax error: but found another document")
+                        Problem(self.at(event.start_mark), "", "YAML syntax error: but found another document")
                     )
                 if event.version is not None:
                     raise Unsupported("%YAML directive")
@@ -459,10 +528,10 @@ class Reader:
         mark = self.pos(event.start_mark)
         if name in self.open_anchors:
             what = f"alias *{name} refers to the node its anchor is on (a structure that contains itself); refused"
-            raise Fatal(Problem(mark, "", what))
+            raise Fatal(Problem(SourcePos(*mark), "", what))
         anchor = self.anchors.get(name)
         if anchor is None:
-            raise Fatal(Problem(mark, "", f"YAML syntax error: found undefined alias {name!r}"))
+            raise Fatal(Problem(SourcePos(*mark), "", f"YAML syntax error: found undefined alias {name!r}"))
         if self.key_slot():  # ruamel places an aliased key where its anchored node is written
             value = anchor.value
             self.set_key(value, anchor.mark, isinstance(value, str), repr(value))

@@ -33,6 +33,7 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.reader import Reader
+from ruamel.yaml.scalarbool import ScalarBoolean
 
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory import cyaml, scalars
@@ -54,24 +55,41 @@ _CORE_TAGS = {
 PathKey = tuple[str | int, ...]
 
 
+RawPos = tuple[str, int, int]
+"""A position not yet made a :class:`SourcePos` (file, 1-based line, 1-based column): large files record
+hundreds of thousands of positions and only the few that are looked up are ever needed as objects."""
+
+
 class SourceMap:
     """Positions of everything in the merged inventory tree, keyed by its path (``("links", 3, "a")``)."""
 
     def __init__(self) -> None:
-        self._pos: dict[PathKey, SourcePos] = {}
+        self._pos: dict[PathKey, SourcePos | RawPos] = {}
 
-    def add(self, path: PathKey, pos: SourcePos) -> None:
+    def add(self, path: PathKey, pos: SourcePos | RawPos) -> None:
         self._pos.setdefault(path, pos)
+
+    def _get(self, key: PathKey) -> SourcePos | None:
+        pos = self._pos.get(key)
+        if isinstance(pos, tuple):
+            pos = self._pos[key] = SourcePos(*pos)
+        return pos
 
     def find(self, path: Sequence[str | int]) -> SourcePos | None:
         """The position of ``path``, or of its closest ancestor that has one."""
         key = tuple(path)
         while key:
-            pos = self._pos.get(key)
+            pos = self._get(key)
             if pos is not None:
                 return pos
             key = key[:-1]
-        return self._pos.get(())
+        return self._get(())
+
+    def items(self) -> Iterator[tuple[PathKey, SourcePos]]:
+        for key in self._pos:
+            pos = self._get(key)
+            assert pos is not None
+            yield key, pos
 
     def __len__(self) -> int:
         return len(self._pos)
@@ -288,6 +306,8 @@ class _Copier:
                     pass
                 items.append(self.copy(item, child, depth + 1))
             return items
+        if isinstance(node, ScalarBoolean):  # an anchored boolean (an int subclass): still a boolean
+            return bool(node)
         if isinstance(node, bool) or node is None:
             return node
         if isinstance(node, int):

@@ -32,11 +32,15 @@ MERGE = "tag:yaml.org,2002:merge"
 VALUE = "tag:yaml.org,2002:value"
 
 # first character -> [(tag, regexp)], in ruamel's order, YAML 1.2 only
-_RESOLVERS: dict[str, list[tuple[str, Any]]] = {}  # ruamel's regexps compile lazily
+_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
 for _versions, _tag, _regexp, _first in implicit_resolvers:
     if (1, 2) in _versions:
+        _compiled = re.compile(_regexp.pattern, _regexp.flags)  # ruamel's RegExp compiles lazily
         for _ch in _first:
-            _RESOLVERS.setdefault(_ch, []).append((_tag, _regexp))
+            _RESOLVERS.setdefault(_ch, []).append((_tag, _compiled))
+
+FIRST_CHARS = frozenset(_RESOLVERS)
+"""A plain scalar starting with any other character is a string."""
 
 _DECIMAL = re.compile(r"-?[1-9][0-9]{0,17}|0")  # what int() reads exactly as ruamel does, no construction needed
 _BOOLS = {"true": True, "false": False}
@@ -102,9 +106,10 @@ def construct_plain(value: str) -> tuple[str, Any]:
     Raises ValueError (or another exception of ruamel's constructor) for a value that cannot be built,
     e.g. an integer of more than 4,300 digits.
     """
-    tags = _RESOLVERS.get(value[:1])
-    if tags is None:
+    if value[:1] not in FIRST_CHARS:
         return STR, value
+    if _DECIMAL.fullmatch(value):  # only the int resolver matches digits alone
+        return INT, int(value)
     tag = resolve_plain(value)
     if tag == STR:
         return STR, value
@@ -112,8 +117,6 @@ def construct_plain(value: str) -> tuple[str, Any]:
         return NULL, None
     if tag == BOOL:
         return BOOL, _BOOLS[value.lower()]
-    if tag == INT and _DECIMAL.fullmatch(value):
-        return INT, int(value)
     if constructor().known(tag):
         return tag, constructor().build(tag, value)
     return tag, value  # merge (<<) and value (=): the caller decides
