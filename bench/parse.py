@@ -87,7 +87,7 @@ def main(argv: list[str]) -> None:
             mb = path.stat().st_size / 1e6
             for label, c in (("libyaml", True), ("ruamel", False)):
                 if not c and mb > args.ruamel_max_mb:
-                    print(f"{name:<36} {mb:>6.1f} {label:<8} {'skipped':>8} (above --ruamel-max-mb {args.ruamel_max_mb:g})")
+                    print(f"{name:<36} {mb:>6.1f} {label:<8} skipped (above --ruamel-max-mb {args.ruamel_max_mb:g})")
                     continue
                 secs, cpu_secs, load = measure(path, c, args.runs)
                 print(

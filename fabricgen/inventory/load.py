@@ -19,13 +19,14 @@ import datetime
 import errno
 import os
 import stat
+import types
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.composer import Composer, ComposerError
@@ -37,7 +38,7 @@ from ruamel.yaml.scalarbool import ScalarBoolean
 
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory import cyaml, scalars
-from fabricgen.inventory.schema import Inventory
+from fabricgen.inventory.schema import Inventory, Name
 
 MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 64 * 1024 * 1024))
 MAX_DEPTH = 64
@@ -125,10 +126,16 @@ class LoadedInventory:
 
 
 def field_path(tree: Any, path: Sequence[str | int]) -> str:
-    """Human form of a tree path: ``switches[leaf1].model`` (list items named by their ``name``)."""
+    """Human form of a tree path: ``switches[leaf1].model`` (list items named by their ``name``).
+
+    Keys of a mapping of named things (the catalog's models: ``catalog.switches[sn5600].lanes``) are
+    written like named list items; other keys (``qos.platforms.nvue``) like fields.
+    """
     out = ""
     node = tree
+    ann: Any = Inventory
     for part in path:
+        ann, named = _schema_child(ann, part)
         if isinstance(part, int):
             label: str = str(part)
             if isinstance(node, list) and 0 <= part < len(node):
@@ -143,9 +150,31 @@ def field_path(tree: Any, path: Sequence[str | int]) -> str:
                 node = None
             out += f"[{label}]"
         else:
-            out += f".{part}" if out else part
+            out += f"[{part}]" if named else (f".{part}" if out else part)
             node = node.get(part) if isinstance(node, dict) else None
     return out
+
+
+def _schema_child(ann: Any, part: str | int) -> tuple[Any, bool]:
+    """The schema type of ``part`` inside ``ann`` (None when unknown), and whether ``part`` is a name key."""
+    while True:
+        origin = get_origin(ann)
+        if origin is Annotated:
+            ann = get_args(ann)[0]
+        elif origin is Union or origin is types.UnionType:
+            inner = [a for a in get_args(ann) if a is not type(None)]
+            ann = inner[0] if len(inner) == 1 else None
+        else:
+            break
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        field = ann.model_fields.get(part) if isinstance(part, str) else None
+        return (field.annotation if field is not None else None), False
+    if origin is dict:
+        key, value = get_args(ann)
+        return value, key == Name
+    if origin is list and isinstance(part, int):
+        return get_args(ann)[0], False
+    return None, False
 
 
 def _yaml_files(path: Path | str) -> list[Path]:
@@ -174,7 +203,7 @@ def _yaml_files(path: Path | str) -> list[Path]:
 
     for top, dirs, names in os.walk(path, onerror=unlistable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in names:
+        for name in sorted(names):
             if name.startswith(".") or not name.endswith((".yaml", ".yml")):
                 continue
             f = Path(top) / name
@@ -620,6 +649,8 @@ def _tree_path(tree: Any, loc: Sequence[str | int]) -> list[str | int]:
     path: list[str | int] = []
     node = tree
     for part in loc:
+        if part == "[key]":  # the key itself is wrong: its position and path are those of the entry
+            continue
         if isinstance(node, dict) and isinstance(part, str) and part in node:
             node = node[part]
             path.append(part)
