@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import string
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from fabricgen.errors import Problem
 from fabricgen.inventory import cyaml
-from fabricgen.inventory.load import SourceMap, _parse_file
+from fabricgen.inventory.load import SourceMap, _parse_file, load_tree
+from tests.conftest import INVENTORIES, require
 
 ROOT = Path(__file__).parent.parent
 CORPUS = sorted(
@@ -28,7 +30,11 @@ CORPUS = sorted(
     if p.suffix in (".yaml", ".yml")
 )
 
-pytestmark = pytest.mark.skipif(not cyaml.AVAILABLE, reason="PyYAML without its C extension")
+
+
+@pytest.fixture(autouse=True)
+def _libyaml() -> None:
+    require(cyaml.AVAILABLE, "PyYAML was built without its C extension (libyaml)")
 
 
 def read(path: Path, use_libyaml: bool) -> tuple[Any, dict[Any, str], list[tuple[str, str, str]]]:
@@ -200,3 +206,37 @@ def test_deep_aliases_are_refused_on_both_paths(tmp_path: Path) -> None:
     assert_agree(f)
     _, _, found = read(f, True)
     assert [m for _, _, m in found] == ["nesting deeper than 64 levels; refused"]
+
+
+def test_without_the_c_extension_ruamel_reads_silently(monkeypatch: pytest.MonkeyPatch) -> None:
+    with_c = load_tree(INVENTORIES / "lab")
+    monkeypatch.setattr(cyaml, "AVAILABLE", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        without = load_tree(INVENTORIES / "lab")
+    assert without[0] == with_c[0]
+    assert dict(without[1].items()) == dict(with_c[1].items())
+    assert len(without[1]) == 284  # every key and item of the lab's files
+
+
+def test_merge_keys_and_yaml_directives_are_read_by_ruamel(tmp_path: Path) -> None:
+    f = tmp_path / "merge.yaml"
+    f.write_text("%YAML 1.1\n---\nbase: &b {speed: 400G, length_m: 3}\nlink:\n  <<: *b\n  a: x\nflag: yes\n")
+    tree, positions, _ = load_tree(f)
+    assert tree == {"base": {"speed": "400G", "length_m": 3}, "link": {"a": "x", "speed": "400G", "length_m": 3},
+                    "flag": True}  # YAML 1.1 as the directive asks
+    assert str(positions.find(("link", "a"))) == f"{f}:6:3"
+
+
+def test_rare_constructs_in_a_large_file_are_refused_not_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fabricgen.inventory.load as load
+
+    monkeypatch.setattr(load, "RUAMEL_FALLBACK_BYTES", 100)
+    f = tmp_path / "big.yaml"
+    f.write_text("fabric: {name: lab}\nitems: [" + "1, " * 50 + "2]\nbase: &b {x: 1}\nmore:\n  <<: *b\n")
+    problems: list[Problem] = []
+    assert _parse_file(f, SourceMap(), problems) is None
+    assert [str(p) for p in problems] == [
+        f"{f}:5:3: the << key is supported only in files of up to 100 bytes (this one has {f.stat().st_size});"
+        " write the keys out, or split the file"
+    ]

@@ -44,7 +44,13 @@ AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
 
 
 class Unsupported(Exception):
-    """The file uses a construct this reader leaves to ruamel.yaml."""
+    """The file uses a construct this reader leaves to ruamel.yaml: what, and where (1-based)."""
+
+    def __init__(self, what: str, mark: Any) -> None:
+        super().__init__(what)
+        self.what = what
+        self.line = mark.line + 1
+        self.col = mark.column + 1
 
 
 class Fatal(Exception):
@@ -424,7 +430,7 @@ class Reader:
                         Problem(self.at(event.start_mark), "", "YAML syntax error: but found another document")
                     )
                 if event.version is not None:
-                    raise Unsupported("%YAML directive")
+                    raise Unsupported("a %YAML directive", event.start_mark)
             elif cls is stream_end:
                 return
 
@@ -438,7 +444,7 @@ class Reader:
                 self.fail_construct(event.start_mark, f"YAML error: {_one_line(exc)}")
                 rtag, value = scalars.STR, event.value
             if rtag in (scalars.MERGE, scalars.VALUE):
-                raise Unsupported(rtag)
+                raise Unsupported(f"the {event.value} key", event.start_mark)
         elif tag is None or tag == "!" or tag == scalars.STR:
             rtag, value = scalars.STR, event.value
         elif scalars.constructor().known(tag):
@@ -490,7 +496,7 @@ class Reader:
         frame.is_key = is_key
         tag = event.tag
         if tag in _ORDERED:
-            raise Unsupported(tag)  # ruamel builds an ordered mapping from it
+            raise Unsupported(f"the tag {tag.replace(scalars.CORE_PREFIX, '!!')}", event.start_mark)  # an ordered map
         if tag not in _CORE_COLLECTION_TAGS:
             if not is_key:
                 self.refuse(path, _refused_tag(tag))

@@ -42,6 +42,8 @@ from fabricgen.inventory.schema import Inventory, Name
 
 MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 64 * 1024 * 1024))
 MAX_DEPTH = 64
+RUAMEL_FALLBACK_BYTES = 1024 * 1024
+"""The largest file whose rare constructs (merge keys, ``%YAML``, ``!!omap``) ruamel.yaml may read instead."""
 _CORE_TAGS = {
     None,
     "tag:yaml.org,2002:map",
@@ -454,8 +456,17 @@ def _parse_file(
     if use_libyaml:
         try:
             return _parse_libyaml(str(path), text, size, source, problems)
-        except cyaml.Unsupported:
-            pass
+        except cyaml.Unsupported as exc:
+            if size > RUAMEL_FALLBACK_BYTES:  # ruamel.yaml reads ~0.2 MB/s: keep the time bounded
+                problems.append(
+                    Problem(
+                        SourcePos(str(path), exc.line, exc.col),
+                        "",
+                        f"{exc.what} is supported only in files of up to {RUAMEL_FALLBACK_BYTES} bytes"
+                        f" (this one has {size}); write the keys out, or split the file",
+                    )
+                )
+                return None
     return _parse_ruamel(str(path), text, size, source, problems)
 
 

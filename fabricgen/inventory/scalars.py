@@ -22,6 +22,7 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.resolver import implicit_resolvers
 from ruamel.yaml.tag import Tag
 
+CORE_PREFIX = "tag:yaml.org,2002:"
 STR = "tag:yaml.org,2002:str"
 INT = "tag:yaml.org,2002:int"
 FLOAT = "tag:yaml.org,2002:float"
