@@ -230,3 +230,20 @@ def test_field_paths_of_mapping_keys_and_named_catalog_entries(
         f"{f}:12:5: catalog.switches[sn9999].asic: required field is missing",
     ]
     assert not any("[key]" in line or ".None" in line or "('" in line for line in lines)
+
+
+def test_a_file_above_the_byte_cap_is_refused_before_parsing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fabricgen.inventory.load as load
+
+    monkeypatch.setattr(load, "MAX_FILE_BYTES", 1000)
+    f = tmp_path / "big.yaml"
+    f.write_text("fabric: {name: lab}\nitems: [" + "1, " * 400 + "2]\n")
+    assert run(capsys, str(f)) == (
+        3,
+        [
+            f"{f}:1:1: file is {f.stat().st_size} bytes, above the 1000-byte limit",
+            "1 input problem(s); nothing was checked further",
+        ],
+    )

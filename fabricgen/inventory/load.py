@@ -2,8 +2,10 @@
 
 YAML is untrusted input (it arrives in pull requests), so loading is bounded:
 
-* ruamel.yaml's round-trip loader builds only maps, sequences and scalars — never Python objects;
-  any explicit tag other than YAML's core ones is refused;
+* files are read with libyaml through :mod:`fabricgen.inventory.cyaml` (linear time, C speed) when
+  PyYAML has its C extension, otherwise with ruamel.yaml's round-trip loader; both build only maps,
+  sequences and scalars — never Python objects — resolve scalars by YAML 1.2 as ruamel.yaml does and
+  record the same positions; any explicit tag other than YAML's core ones is refused;
 * a file larger than ``MAX_FILE_BYTES`` is refused before it is parsed;
 * aliases are expanded while the tree is copied, against a budget proportional to the text, so an
   alias bomb ("billion laughs") or a self-referencing anchor stops with an error instead of eating
@@ -40,7 +42,9 @@ from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory import cyaml, scalars
 from fabricgen.inventory.schema import Inventory, Name
 
-MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 64 * 1024 * 1024))
+MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 16 * 1024 * 1024))
+"""Per file. libyaml reads inventories at about 4 MB per CPU-second (bench/parse.py), so the largest
+accepted file parses in about 4 s on an idle core of the reference machine (README, "Limits")."""
 MAX_DEPTH = 64
 RUAMEL_FALLBACK_BYTES = 1024 * 1024
 """The largest file whose rare constructs (merge keys, ``%YAML``, ``!!omap``) ruamel.yaml may read instead."""
