@@ -240,3 +240,51 @@ def test_rare_constructs_in_a_large_file_are_refused_not_slow(tmp_path: Path, mo
         f"{f}:5:3: the << key is supported only in files of up to 100 bytes (this one has {f.stat().st_size});"
         " write the keys out, or split the file"
     ]
+
+
+@st.composite
+def _explicit_fabric(draw: st.DrawFn) -> str:
+    """An explicit inventory (switches, nodes, cables) in a drawn mix of block and flow style, with comments."""
+    spines = draw(st.integers(1, 3))
+    leaves = draw(st.integers(1, 4))
+    nodes = draw(st.integers(1, 4))
+    block = draw(st.booleans())
+    lengths = st.one_of(st.integers(1, 300).map(str), st.sampled_from(["2.5", "0.5", "3", '"3"', "1e1"]))
+    name = draw(st.sampled_from(["lab", "x-1", "yes", '"no"']))
+    out = ["# generated\n", f"fabric:\n  name: {name}\n"]
+    out.append(f"  oversubscription: {{leaf: {draw(st.sampled_from(['1.0', '1', '2.5']))}, spine: 1.0}}\n")
+    out.append("switches:\n")
+    devices = [(f"spine{i + 1}", "spine", i + 1) for i in range(spines)] + [
+        (f"leaf{i + 1}", "leaf", i + 1) for i in range(leaves)
+    ]
+    for name, role, i in devices:
+        if block:
+            out.append(f"  - name: {name}\n    role: {role}\n    model: sn5600\n    id: {i}  # {role} {i}\n")
+        else:
+            out.append(f"  - {{name: {name}, role: {role}, model: sn5600, id: {i}}}\n")
+    out.append("nodes:\n")
+    out.extend(f"  - {{name: gpu{n + 1:02d}, model: dgx-h100, unit: 1}}\n" for n in range(nodes))
+    out.append("links:\n")
+    for leaf in range(leaves):
+        for n in range(nodes):
+            length = draw(lengths)
+            if block:
+                out.append(f"  - a: gpu{n + 1:02d}:enp24s0np0\n    b: leaf{leaf + 1}:Ethernet{n * 4}\n"
+                           f"    length_m: {length}\n")
+            else:
+                out.append(
+                    f"  - {{a: gpu{n + 1:02d}:enp24s0np0, b: leaf{leaf + 1}:Ethernet{n * 4}, length_m: {length}}}\n"
+                )
+        for s in range(spines):
+            out.append(
+                f"  - {{a: leaf{leaf + 1}:Ethernet{256 + s * 8}, b: spine{s + 1}:Ethernet{leaf * 8}, speed: 800G}}\n"
+            )
+    return "".join(out)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_explicit_fabric())
+def test_generated_explicit_fabrics_read_the_same(tmp_path: Path, doc: str) -> None:
+    f = tmp_path / "fabric.yaml"
+    f.write_text(doc, encoding="utf-8")
+    assert_agree(f)
