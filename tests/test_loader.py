@@ -220,3 +220,17 @@ def test_every_resolved_object_keeps_its_source(lab: object) -> None:
     assert str(lab.switches["leaf3"].src) == f"{lab_dir / 'devices.yaml'}:10:5"
     assert str(lab.nodes["gpu04"].src) == f"{lab_dir / 'devices.yaml'}:17:5"
     assert all(link.src is not None and link.src.file == str(lab_dir / "cabling.yaml") for link in lab.links)
+
+
+def test_directory_merge_moves_positions_of_nested_lists(tmp_path: Path) -> None:
+    from fabricgen.inventory.load import load_tree
+
+    (tmp_path / "a.yaml").write_text("fabric: {name: lab}\nextra:\n  items: [a, b]\n  x: 1\n")
+    (tmp_path / "b.yaml").write_text("extra:\n  items: [c, d]\n  y: {z: 2}\nmore: [e]\n")
+    tree, source, _ = load_tree(tmp_path)
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    assert tree["extra"] == {"items": ["a", "b", "c", "d"], "x": 1, "y": {"z": 2}}
+    assert [str(source.find(p)) for p in [("extra", "items", 1), ("extra", "items", 2), ("extra", "items", 3),
+                                          ("extra", "y", "z"), ("more", 0), ("extra",)]] == [
+        f"{a}:3:14", f"{b}:2:11", f"{b}:2:14", f"{b}:3:7", f"{b}:4:8", f"{a}:2:1",
+    ]
