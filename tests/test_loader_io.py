@@ -247,3 +247,20 @@ def test_a_file_above_the_byte_cap_is_refused_before_parsing(
             "1 input problem(s); nothing was checked further",
         ],
     )
+
+
+def test_byte_cap_from_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text("fabric: {name: lab}\n" + "# padding\n" * 20)
+    monkeypatch.setenv("FABRICGEN_MAX_YAML_BYTES", "100")
+    assert run(capsys, str(f))[1][0] == f"{f}:1:1: file is {f.stat().st_size} bytes, above the 100-byte limit"
+    monkeypatch.setenv("FABRICGEN_MAX_YAML_BYTES", "16M")
+    assert run(capsys, str(f)) == (
+        3,
+        [
+            "<inventory>: FABRICGEN_MAX_YAML_BYTES must be a whole number of bytes (got '16M')",
+            "1 input problem(s); nothing was checked further",
+        ],
+    )

@@ -6,7 +6,7 @@ YAML is untrusted input (it arrives in pull requests), so loading is bounded:
   PyYAML has its C extension, otherwise with ruamel.yaml's round-trip loader; both build only maps,
   sequences and scalars — never Python objects — resolve scalars by YAML 1.2 as ruamel.yaml does and
   record the same positions; any explicit tag other than YAML's core ones is refused;
-* a file larger than ``MAX_FILE_BYTES`` is refused before it is parsed;
+* a file larger than ``MAX_FILE_BYTES`` (16 MiB; ``FABRICGEN_MAX_YAML_BYTES``) is refused before it is parsed;
 * aliases are expanded while the tree is copied, against a budget proportional to the text, so an
   alias bomb ("billion laughs") or a self-referencing anchor stops with an error instead of eating
   memory; nesting deeper than ``MAX_DEPTH`` is refused.
@@ -42,9 +42,10 @@ from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory import cyaml, scalars
 from fabricgen.inventory.schema import Inventory, Name
 
-MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 16 * 1024 * 1024))
-"""Per file. libyaml reads inventories at about 4 MB per CPU-second (bench/parse.py), so the largest
-accepted file parses in about 4 s on an idle core of the reference machine (README, "Limits")."""
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""Per file, unless ``FABRICGEN_MAX_YAML_BYTES`` says otherwise (:func:`max_file_bytes`). libyaml reads
+inventories at 3.3-4.3 MB per CPU-second (bench/parse.py), so the largest accepted file parses in about
+5 s of one core of the reference machine at worst (README, "Limits")."""
 MAX_DEPTH = 64
 RUAMEL_FALLBACK_BYTES = 1024 * 1024
 """The largest file whose rare constructs (merge keys, ``%YAML``, ``!!omap``) ruamel.yaml may read instead."""
@@ -403,22 +404,33 @@ class _Constructor(RoundTripConstructor):
             raise _ConstructError(None, None, " ".join(str(exc).split()), node.start_mark) from None
 
 
+def max_file_bytes() -> int:
+    """The per-file byte cap: ``FABRICGEN_MAX_YAML_BYTES`` when set, else :data:`MAX_FILE_BYTES`."""
+    value = os.environ.get("FABRICGEN_MAX_YAML_BYTES", "").strip()
+    if not value:
+        return MAX_FILE_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(
+            [Problem(None, "", f"FABRICGEN_MAX_YAML_BYTES must be a whole number of bytes (got {value[:40]!r})")]
+        )
+    return int(value)
+
+
 def _read_text(path: Path, problems: list[Problem]) -> tuple[str, int] | None:
     name = str(path)
+    cap = max_file_bytes()
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            problems.append(
-                Problem(SourcePos(name, 1, 1), "", f"file is {size} bytes, above the {MAX_FILE_BYTES}-byte limit")
-            )
+        if size > cap:
+            problems.append(Problem(SourcePos(name, 1, 1), "", f"file is {size} bytes, above the {cap}-byte limit"))
             return None
         with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+            data = fh.read(cap + 1)
     except OSError as exc:
         problems.append(Problem(SourcePos(name, 1, 1), "", f"cannot read the file: {_os_reason(exc, path)}"))
         return None
-    if len(data) > MAX_FILE_BYTES:  # it grew since stat
-        problems.append(Problem(SourcePos(name, 1, 1), "", f"file is above the {MAX_FILE_BYTES}-byte limit"))
+    if len(data) > cap:  # it grew since stat
+        problems.append(Problem(SourcePos(name, 1, 1), "", f"file is above the {cap}-byte limit"))
         return None
     try:
         text = data.decode("utf-8")
