@@ -36,8 +36,6 @@ _ORDERED = {"tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"}
 _TAG_NAMES = {  # YAML 1.1 types outside the core schema, named as the ruamel path names them
     "tag:yaml.org,2002:binary": "!!binary",
     "tag:yaml.org,2002:set": "!!set",
-    "tag:yaml.org,2002:omap": "!!pairs",
-    "tag:yaml.org,2002:pairs": "!!pairs",
 }
 
 AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
@@ -252,11 +250,6 @@ class Reader:
             self.records.append((path, frame.path, pos, f"mapping keys must be strings (got {shown})"))
         frame.key = text
         frame.value_path = path
-
-    def fail_construct_at(self, pos: Raw, message: str) -> None:
-        if self.construct_error is None:
-            self.construct_error = Problem(SourcePos(*pos), "", message)
-        self.building = False
 
     # ------------------------------------------------------------------ aliases
 
