@@ -87,9 +87,14 @@ def two_tier_yaml(spines: int = 16, leaves: int = 512, hosts_per_leaf: int = 32)
 
 
 def short_items_yaml(megabytes: float) -> str:
-    """A list of short items (``- a1``) about ``megabytes`` MB long."""
+    """A list of short items (``- a00001``) about ``megabytes`` MB long."""
     count = int(megabytes * 1_000_000 / 9)
     return "fabric: {name: lists}\nitems:\n" + "".join(f"- a{i % 100_000:05d}\n" for i in range(count))
+
+
+def tiny_items_yaml(megabytes: float) -> str:
+    """The most positions per byte: a list of one-letter items (``- a``), about ``megabytes`` MB long."""
+    return "fabric: {name: lists}\nitems:\n" + "- a\n" * int(megabytes * 1_000_000 / 4)
 
 
 def deep_maps_yaml(megabytes: float, depth: int = 12) -> str:

@@ -27,6 +27,7 @@ from explicit import (  # bench/explicit.py
     expanded_yaml,
     long_strings_yaml,
     short_items_yaml,
+    tiny_items_yaml,
     two_tier_yaml,
 )
 
@@ -38,6 +39,7 @@ INPUTS: list[tuple[str, Callable[[], str]]] = [
     ("explicit 16k GPUs (64 units)", lambda: expanded_yaml("explicit-16k", 64)),
     ("explicit 100k GPUs (391 units)", lambda: expanded_yaml("explicit-100k", 391)),
     ("list of short items, 34 MB", lambda: short_items_yaml(34)),
+    ("list of one-letter items, 8 MB", lambda: tiny_items_yaml(8)),
     ("deep-ish maps (12 levels), 16 MB", lambda: deep_maps_yaml(16)),
     ("long strings (100 kB each), 32 MB", lambda: long_strings_yaml(32)),
 ]

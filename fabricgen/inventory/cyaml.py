@@ -29,7 +29,13 @@ from fabricgen.errors import Problem, SourcePos
 from fabricgen.inventory import scalars
 
 PathKey = tuple[str | int, ...]
-Raw = tuple[str, int, int]  # file, line, column (1-based): made a SourcePos only when looked up
+Raw = int  # (file id << 64) | (line << 32) | column, 1-based: made a SourcePos only when looked up
+_LOW = (1 << 32) - 1
+
+
+def pack(file_id: int, line: int, col: int) -> Raw:
+    """A position as one integer (a third of the memory of a tuple; files record one per key and item)."""
+    return (file_id << 64) | (line << 32) | col
 
 _CORE_COLLECTION_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 _ORDERED = {"tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"}
@@ -130,13 +136,16 @@ def _one_line(exc: object) -> str:
 class Reader:
     """Builds one file's tree; see the module docstring for the rules."""
 
-    def __init__(self, name: str, text: str, max_depth: int, budget: int) -> None:
+    def __init__(self, name: str, file_id: int, text: str, max_depth: int, budget: int) -> None:
         self.name = name
+        self.base = file_id << 64
         self.text = text
         self.max_depth = max_depth
         self.budget = budget
         self.root: Any = None
-        self.positions: list[tuple[PathKey, Raw]] = []
+        # the position of every key and item, in document order: paths[i] is at raws[i]
+        self.paths: list[PathKey] = []
+        self.raws: list[Raw] = []
         self.problems: list[Problem] = []  # refused tags and keys, in document order (filled by read())
         # each refusal: (path, field path, position or None for the path's own, message); an alias repeats the
         # refusals inside its anchored node under its own path, as ruamel's copy of the node does
@@ -155,7 +164,10 @@ class Reader:
     # ------------------------------------------------------------------ helpers
 
     def pos(self, mark: Any) -> Raw:
-        return (self.name, mark.line + 1, mark.column + 1)
+        return pack(0, mark.line + 1, mark.column + 1) | self.base
+
+    def src(self, raw: Raw) -> SourcePos:
+        return SourcePos(self.name, (raw >> 32) & _LOW, raw & _LOW)
 
     def at(self, mark: Any) -> SourcePos:
         return SourcePos(self.name, mark.line + 1, mark.column + 1)
@@ -169,13 +181,13 @@ class Reader:
 
     def find(self, path: PathKey) -> SourcePos:
         """The position of ``path`` or its nearest ancestor (error paths only; indexes the positions once)."""
-        for p, pos in self.positions[self._indexed :]:
+        for p, pos in zip(self.paths[self._indexed :], self.raws[self._indexed :], strict=True):
             self._index.setdefault(p, pos)
-        self._indexed = len(self.positions)
+        self._indexed = len(self.paths)
         key = path
         while key:
             if key in self._index:
-                return SourcePos(*self._index[key])
+                return self.src(self._index[key])
             key = key[:-1]
         return SourcePos(self.name, 1, 1)
 
@@ -210,7 +222,8 @@ class Reader:
         frame = self.stack[-1]
         if frame.keys is None:
             path = (*frame.path, len(frame.out))
-            self.positions.append((path, mark))
+            self.paths.append(path)
+            self.raws.append(mark)
             return path
         return frame.value_path
 
@@ -240,12 +253,13 @@ class Reader:
         except TypeError:  # not hashable: a collection
             first = None
         if first is not None:  # ruamel finds it once the value is built
-            what = f'YAML syntax error: found duplicate key "{text}" (first at {SourcePos(*first)})'
-            frame.dup = Problem(SourcePos(*pos), "", what)
+            what = f'YAML syntax error: found duplicate key "{text}" (first at {self.src(first)})'
+            frame.dup = Problem(self.src(pos), "", what)
         else:
             with contextlib.suppress(TypeError):  # a collection key: refused below, never compared
                 frame.keys[key] = pos
-        self.positions.append((path, pos))
+        self.paths.append(path)
+        self.raws.append(pos)
         if not is_string and not self.quiet:
             self.records.append((path, frame.path, pos, f"mapping keys must be strings (got {shown})"))
         frame.key = text
@@ -262,7 +276,8 @@ class Reader:
         if anchor.rel is None:
             n = len(anchor.path)
             anchor.rel = {}
-            for p, pos in self.positions[anchor.start : anchor.stop]:
+            inside = zip(self.paths[anchor.start : anchor.stop], self.raws[anchor.start : anchor.stop], strict=True)
+            for p, pos in inside:
                 if p[:n] == anchor.path:
                     anchor.rel.setdefault(p[n:], pos)
         return anchor.rel
@@ -270,7 +285,7 @@ class Reader:
     def replay(self, anchor: _Anchor, path: PathKey) -> Any:
         """A fresh copy of an anchored node at ``path``, with its positions, charged to the budget."""
         rel = self.relative(anchor)
-        add = self.positions.append
+        add_path, add_raw = self.paths.append, self.raws.append
 
         def copy(value: Any, sub: PathKey) -> Any:
             here = path + sub
@@ -280,7 +295,8 @@ class Reader:
                 for k, v in value.items():
                     p = rel.get((*sub, k))
                     if p is not None:
-                        add(((*here, k), p))
+                        add_path((*here, k))
+                        add_raw(p)
                     out[k] = copy(v, (*sub, k))
                 return out
             if isinstance(value, list):
@@ -288,7 +304,8 @@ class Reader:
                 for i, v in enumerate(value):
                     p = rel.get((*sub, i))
                     if p is not None:
-                        add(((*here, i), p))
+                        add_path((*here, i))
+                        add_raw(p)
                     items.append(copy(v, (*sub, i)))
                 return items
             return value
@@ -304,7 +321,7 @@ class Reader:
 
     # ------------------------------------------------------------------ the event loop
 
-    def read(self) -> tuple[Any, list[tuple[PathKey, Raw]]]:
+    def read(self) -> tuple[Any, list[PathKey], list[Raw]]:
         """The file's value (None for an empty file) and its positions; raises Fatal or Unsupported."""
         loader = yaml.CSafeLoader(self.text)
         try:
@@ -323,12 +340,12 @@ class Reader:
         if self.construct_error is not None:
             raise Fatal(self.construct_error)
         self.problems = [
-            Problem(SourcePos(*pos) if pos else self.find(at), dotted(field), msg)
+            Problem(self.src(pos) if pos else self.find(at), dotted(field), msg)
             for at, field, pos, msg in self.records
         ]
         if self.copy_error is not None:
             self.problems.append(self.copy_error)
-        return self.root, self.positions
+        return self.root, self.paths, self.raws
 
     def _events(self, get_event: Callable[[], Any]) -> None:
         scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
@@ -339,9 +356,9 @@ class Reader:
         depth = 0  # ruamel's composer depth of the open collections (the root node is at depth 1)
         limit = self.max_depth + 1
         max_depth = self.max_depth
-        name = self.name
         stack = self.stack
-        add_position = self.positions.append
+        add_path, add_raw = self.paths.append, self.raws.append
+        base = self.base
         first_chars = scalars.FIRST_CHARS
         construct_plain = scalars.construct_plain
         keep = _KEEP
@@ -379,18 +396,20 @@ class Reader:
                 else:
                     is_string = True
                 mark = event.start_mark
-                raw = (name, mark.line + 1, mark.column + 1)
+                raw = base | ((mark.line + 1) << 32) | (mark.column + 1)
                 keys = top.keys
                 if keys is None:  # a sequence item
                     path: PathKey = (*top.path, len(top.out))
-                    add_position((path, raw))
+                    add_path(path)
+                    add_raw(raw)
                 elif top.key is no_key:  # a key
                     if not is_string or value in keys:
                         self.set_key(value, raw, is_string, repr(value))
                         continue
                     keys[value] = raw
                     path = (*top.path, value)
-                    add_position((path, raw))
+                    add_path(path)
+                    add_raw(raw)
                     top.key = value
                     top.value_path = path
                     continue
@@ -467,7 +486,7 @@ class Reader:
         if event.anchor is not None:
             stop = len(self.records)
             records = (stop - 1 if rtag not in _KEEP and not self.quiet else stop, stop)
-            self.remember(event.anchor, _Anchor(path, value, mark, len(self.positions), len(self.positions), records))
+            self.remember(event.anchor, _Anchor(path, value, mark, len(self.paths), len(self.paths), records))
         self.place(value)
 
     def _start(self, event: Any, is_map: bool) -> None:
@@ -484,7 +503,7 @@ class Reader:
                     self.charge(path)
                 except (TooBig, TooDeep) as exc:
                     self.copy_failed(exc)
-        frame = _Frame({} if is_map else [], path, mark, event.anchor, len(self.positions))
+        frame = _Frame({} if is_map else [], path, mark, event.anchor, len(self.paths))
         frame.records = len(self.records)
         frame.is_key = is_key
         tag = event.tag
@@ -510,13 +529,14 @@ class Reader:
                 if anchor.start < frame.start:
                     break
                 self.relative(anchor)
-            del self.positions[frame.start :]
+            del self.paths[frame.start :]
+            del self.raws[frame.start :]
         if frame.anchor is not None:
             self.open_anchors.pop()
             self.remember(
                 frame.anchor,
                 _Anchor(
-                    frame.path, value, frame.mark, frame.start, len(self.positions), (frame.records, len(self.records))
+                    frame.path, value, frame.mark, frame.start, len(self.paths), (frame.records, len(self.records))
                 ),
             )
         if not frame.is_key:
@@ -527,10 +547,10 @@ class Reader:
         mark = self.pos(event.start_mark)
         if name in self.open_anchors:
             what = f"alias *{name} refers to the node its anchor is on (a structure that contains itself); refused"
-            raise Fatal(Problem(SourcePos(*mark), "", what))
+            raise Fatal(Problem(self.src(mark), "", what))
         anchor = self.anchors.get(name)
         if anchor is None:
-            raise Fatal(Problem(SourcePos(*mark), "", f"YAML syntax error: found undefined alias {name!r}"))
+            raise Fatal(Problem(self.src(mark), "", f"YAML syntax error: found undefined alias {name!r}"))
         if self.key_slot():  # ruamel places an aliased key where its anchored node is written
             value = anchor.value
             self.set_key(value, anchor.mark, isinstance(value, str), repr(value))

@@ -6,7 +6,7 @@ YAML is untrusted input (it arrives in pull requests), so loading is bounded:
   PyYAML has its C extension, otherwise with ruamel.yaml's round-trip loader; both build only maps,
   sequences and scalars — never Python objects — resolve scalars by YAML 1.2 as ruamel.yaml does and
   record the same positions; any explicit tag other than YAML's core ones is refused;
-* a file larger than ``MAX_FILE_BYTES`` (16 MiB; ``FABRICGEN_MAX_YAML_BYTES``) is refused before it is parsed;
+* a file larger than ``MAX_FILE_BYTES`` (8 MiB; ``FABRICGEN_MAX_YAML_BYTES``) is refused before it is parsed;
 * aliases are expanded while the tree is copied, against a budget proportional to the text, so an
   alias bomb ("billion laughs") or a self-referencing anchor stops with an error instead of eating
   memory; nesting deeper than ``MAX_DEPTH`` is refused.
@@ -42,10 +42,11 @@ from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory import cyaml, scalars
 from fabricgen.inventory.schema import Inventory, Name
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = 8 * 1024 * 1024
 """Per file, unless ``FABRICGEN_MAX_YAML_BYTES`` says otherwise (:func:`max_file_bytes`). libyaml reads
-inventories at 3.3-4.3 MB per CPU-second (bench/parse.py), so the largest accepted file parses in about
-5 s of one core of the reference machine at worst (README, "Limits")."""
+inventories at about 4 MB per CPU-second and the worst case (one-letter list items, the most positions
+per byte) at about 2 (bench/parse.py), so the largest accepted file parses in at most about 4 s of one
+core of the reference machine (README, "Limits")."""
 MAX_DEPTH = 64
 RUAMEL_FALLBACK_BYTES = 1024 * 1024
 """The largest file whose rare constructs (merge keys, ``%YAML``, ``!!omap``) ruamel.yaml may read instead."""
@@ -63,9 +64,19 @@ _CORE_TAGS = {
 PathKey = tuple[str | int, ...]
 
 
-RawPos = tuple[str, int, int]
-"""A position not yet made a :class:`SourcePos` (file, 1-based line, 1-based column): large files record
-hundreds of thousands of positions and only the few that are looked up are ever needed as objects."""
+RawPos = int
+"""A position not yet made a :class:`SourcePos` (:func:`fabricgen.inventory.cyaml.pack`): large files
+record millions of positions and only the few that are looked up are ever needed as objects."""
+
+_FILES: list[str] = []  # file id -> file name, for RawPos
+_FILE_IDS: dict[str, int] = {}
+
+
+def _file_id(name: str) -> int:
+    if name not in _FILE_IDS:
+        _FILE_IDS[name] = len(_FILES)
+        _FILES.append(name)
+    return _FILE_IDS[name]
 
 
 class SourceMap:
@@ -79,8 +90,8 @@ class SourceMap:
 
     def _get(self, key: PathKey) -> SourcePos | None:
         pos = self._pos.get(key)
-        if isinstance(pos, tuple):
-            pos = self._pos[key] = SourcePos(*pos)
+        if isinstance(pos, int):
+            pos = self._pos[key] = SourcePos(_FILES[pos >> 64], (pos >> 32) & 0xFFFFFFFF, pos & 0xFFFFFFFF)
         return pos
 
     def find(self, path: Sequence[str | int]) -> SourcePos | None:
@@ -489,9 +500,9 @@ def _parse_file(
 def _parse_libyaml(
     name: str, text: str, size: int, source: SourceMap, problems: list[Problem]
 ) -> dict[str, Any] | None:
-    reader = cyaml.Reader(name, text, MAX_DEPTH, _budget(size))
+    reader = cyaml.Reader(name, _file_id(name), text, MAX_DEPTH, _budget(size))
     try:
-        doc, positions = reader.read()
+        doc, paths, raws = reader.read()
     except cyaml.Fatal as exc:
         problems.append(exc.problem)
         return None
@@ -504,8 +515,9 @@ def _parse_libyaml(
     problems.extend(reader.problems)
     if reader.copy_error is not None:
         return None
-    positions.reverse()  # the first position recorded for a path wins, as in SourceMap.add
-    source._pos.update(positions)
+    paths.reverse()  # the first position recorded for a path wins, as in SourceMap.add
+    raws.reverse()
+    source._pos.update(zip(paths, raws, strict=True))
     return doc
 
 
