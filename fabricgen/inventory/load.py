@@ -44,9 +44,9 @@ from fabricgen.inventory.schema import Inventory, Name
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """Per file, unless ``FABRICGEN_MAX_YAML_BYTES`` says otherwise (:func:`max_file_bytes`). libyaml reads
-inventories at about 4 MB per CPU-second and the worst case (one-letter list items, the most positions
-per byte) at about 2 (bench/parse.py), so the largest accepted file parses in at most about 4 s of one
-core of the reference machine (README, "Limits")."""
+explicit inventories at about 4.7 MB per CPU-second and the worst case (one-letter list items, the most
+positions per byte) at 2.5 (bench/parse.py), so the largest accepted file parses in at most about 3.5 s
+of one core of the reference machine (README, "Limits")."""
 MAX_DEPTH = 64
 RUAMEL_FALLBACK_BYTES = 1024 * 1024
 """The largest file whose rare constructs (merge keys, ``%YAML``, ``!!omap``) ruamel.yaml may read instead."""
