@@ -28,7 +28,7 @@ def problems(path: Path) -> list[str]:
 
 def test_yaml_syntax_error() -> None:
     f = BAD / "syntax-error.yaml"
-    assert problems(f) == [f"{f}:4:9: YAML syntax error: expected ',' or '}}', but got ':'"]
+    assert problems(f) == [f"{f}:4:9: YAML syntax error: did not find expected ',' or '}}'"]
 
 
 def test_unknown_keys_all_reported() -> None:
@@ -152,13 +152,15 @@ def test_huge_integer_is_an_input_error(tmp_path: Path) -> None:
     f = tmp_path / "int.yaml"
     f.write_text("fabric: {name: lab, host_mtu: " + "9" * 5000 + "}\n")
     lines = problems(f)
-    assert len(lines) == 1
-    assert lines[0].startswith(f"{f}:1:1: YAML error: Exceeds the limit (4300 digits)")
+    assert lines == [
+        f"{f}:1:31: YAML error: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits;"
+        " use sys.set_int_max_str_digits() to increase the limit"
+    ]
 
 
 def test_duplicate_key() -> None:
     f = BAD / "duplicate-key.yaml"
-    assert problems(f) == [f'{f}:4:3: YAML syntax error: found duplicate key "host_mtu"']
+    assert problems(f) == [f'{f}:4:3: YAML syntax error: found duplicate key "host_mtu" (first at {f}:3:3)']
 
 
 def test_empty_file() -> None:
@@ -216,3 +218,17 @@ def test_every_resolved_object_keeps_its_source(lab: object) -> None:
     assert str(lab.switches["leaf3"].src) == f"{lab_dir / 'devices.yaml'}:10:5"
     assert str(lab.nodes["gpu04"].src) == f"{lab_dir / 'devices.yaml'}:17:5"
     assert all(link.src is not None and link.src.file == str(lab_dir / "cabling.yaml") for link in lab.links)
+
+
+def test_directory_merge_moves_positions_of_nested_lists(tmp_path: Path) -> None:
+    from fabricgen.inventory.load import load_tree
+
+    (tmp_path / "a.yaml").write_text("fabric: {name: lab}\nextra:\n  items: [a, b]\n  x: 1\n")
+    (tmp_path / "b.yaml").write_text("extra:\n  items: [c, d]\n  y: {z: 2}\nmore: [e]\n")
+    tree, source, _ = load_tree(tmp_path)
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    assert tree["extra"] == {"items": ["a", "b", "c", "d"], "x": 1, "y": {"z": 2}}
+    assert [str(source.find(p)) for p in [("extra", "items", 1), ("extra", "items", 2), ("extra", "items", 3),
+                                          ("extra", "y", "z"), ("more", 0), ("extra",)]] == [
+        f"{a}:3:14", f"{b}:2:11", f"{b}:2:14", f"{b}:3:7", f"{b}:4:8", f"{a}:2:1",
+    ]

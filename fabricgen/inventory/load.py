@@ -2,9 +2,11 @@
 
 YAML is untrusted input (it arrives in pull requests), so loading is bounded:
 
-* ruamel.yaml's round-trip loader builds only maps, sequences and scalars — never Python objects;
-  any explicit tag other than YAML's core ones is refused;
-* a file larger than ``MAX_FILE_BYTES`` is refused before it is parsed;
+* files are read with libyaml through :mod:`fabricgen.inventory.cyaml` (linear time, C speed) when
+  PyYAML has its C extension, otherwise with ruamel.yaml's round-trip loader; both build only maps,
+  sequences and scalars — never Python objects — resolve scalars by YAML 1.2 as ruamel.yaml does and
+  record the same positions; any explicit tag other than YAML's core ones is refused;
+* a file larger than ``MAX_FILE_BYTES`` (8 MiB; ``FABRICGEN_MAX_YAML_BYTES``) is refused before it is parsed;
 * aliases are expanded while the tree is copied, against a budget proportional to the text, so an
   alias bomb ("billion laughs") or a self-referencing anchor stops with an error instead of eating
   memory; nesting deeper than ``MAX_DEPTH`` is refused.
@@ -16,25 +18,38 @@ findings can all point at ``file:line:col``.
 from __future__ import annotations
 
 import datetime
+import errno
 import os
-from collections.abc import Iterator, Sequence
+import stat
+import types
+from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.composer import Composer, ComposerError
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.reader import Reader
+from ruamel.yaml.scalarbool import ScalarBoolean
 
 from fabricgen.errors import InputError, Problem, SourcePos
-from fabricgen.inventory.schema import Inventory
+from fabricgen.inventory import cyaml, scalars
+from fabricgen.inventory.schema import Inventory, Name
 
-MAX_FILE_BYTES = int(os.environ.get("FABRICGEN_MAX_YAML_BYTES", 64 * 1024 * 1024))
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Per file, unless ``FABRICGEN_MAX_YAML_BYTES`` says otherwise (:func:`max_file_bytes`). libyaml reads
+explicit inventories at about 4.7 MB per CPU-second and the worst case (one-letter list items, the most
+positions per byte) at 2.5 (bench/parse.py), so the largest accepted file parses in at most about 3.5 s
+of one core of the reference machine (README, "Limits")."""
 MAX_DEPTH = 64
+RUAMEL_FALLBACK_BYTES = 1024 * 1024
+"""The largest file whose rare constructs (merge keys, ``%YAML``, ``!!omap``) ruamel.yaml may read instead."""
 _CORE_TAGS = {
     None,
     "tag:yaml.org,2002:map",
@@ -49,24 +64,51 @@ _CORE_TAGS = {
 PathKey = tuple[str | int, ...]
 
 
+RawPos = int
+"""A position not yet made a :class:`SourcePos` (:func:`fabricgen.inventory.cyaml.pack`): large files
+record millions of positions and only the few that are looked up are ever needed as objects."""
+
+_FILES: list[str] = []  # file id -> file name, for RawPos
+_FILE_IDS: dict[str, int] = {}
+
+
+def _file_id(name: str) -> int:
+    if name not in _FILE_IDS:
+        _FILE_IDS[name] = len(_FILES)
+        _FILES.append(name)
+    return _FILE_IDS[name]
+
+
 class SourceMap:
     """Positions of everything in the merged inventory tree, keyed by its path (``("links", 3, "a")``)."""
 
     def __init__(self) -> None:
-        self._pos: dict[PathKey, SourcePos] = {}
+        self._pos: dict[PathKey, SourcePos | RawPos] = {}
 
-    def add(self, path: PathKey, pos: SourcePos) -> None:
+    def add(self, path: PathKey, pos: SourcePos | RawPos) -> None:
         self._pos.setdefault(path, pos)
+
+    def _get(self, key: PathKey) -> SourcePos | None:
+        pos = self._pos.get(key)
+        if isinstance(pos, int):
+            pos = self._pos[key] = SourcePos(_FILES[pos >> 64], (pos >> 32) & 0xFFFFFFFF, pos & 0xFFFFFFFF)
+        return pos
 
     def find(self, path: Sequence[str | int]) -> SourcePos | None:
         """The position of ``path``, or of its closest ancestor that has one."""
         key = tuple(path)
         while key:
-            pos = self._pos.get(key)
+            pos = self._get(key)
             if pos is not None:
                 return pos
             key = key[:-1]
-        return self._pos.get(())
+        return self._get(())
+
+    def items(self) -> Iterator[tuple[PathKey, SourcePos]]:
+        for key in self._pos:
+            pos = self._get(key)
+            assert pos is not None
+            yield key, pos
 
     def __len__(self) -> int:
         return len(self._pos)
@@ -102,10 +144,16 @@ class LoadedInventory:
 
 
 def field_path(tree: Any, path: Sequence[str | int]) -> str:
-    """Human form of a tree path: ``switches[leaf1].model`` (list items named by their ``name``)."""
+    """Human form of a tree path: ``switches[leaf1].model`` (list items named by their ``name``).
+
+    Keys of a mapping of named things (the catalog's models: ``catalog.switches[sn5600].lanes``) are
+    written like named list items; other keys (``qos.platforms.nvue``) like fields.
+    """
     out = ""
     node = tree
+    ann: Any = Inventory
     for part in path:
+        ann, named = _schema_child(ann, part)
         if isinstance(part, int):
             label: str = str(part)
             if isinstance(node, list) and 0 <= part < len(node):
@@ -120,26 +168,87 @@ def field_path(tree: Any, path: Sequence[str | int]) -> str:
                 node = None
             out += f"[{label}]"
         else:
-            out += f".{part}" if out else part
+            out += f"[{part}]" if named else (f".{part}" if out else part)
             node = node.get(part) if isinstance(node, dict) else None
     return out
 
 
-def _yaml_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix in (".yaml", ".yml")
-            and p.is_file()
-            and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
-        if not files:
-            raise InputError([Problem(SourcePos(str(path), 1, 1), "", "directory holds no .yaml/.yml files")])
-        return files
-    if path.is_file():
+def _schema_child(ann: Any, part: str | int) -> tuple[Any, bool]:
+    """The schema type of ``part`` inside ``ann`` (None when unknown), and whether ``part`` is a name key."""
+    while True:
+        origin = get_origin(ann)
+        if origin is Annotated:
+            ann = get_args(ann)[0]
+        elif origin is Union or origin is types.UnionType:
+            inner = [a for a in get_args(ann) if a is not type(None)]
+            ann = inner[0] if len(inner) == 1 else None
+        else:
+            break
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        field = ann.model_fields.get(part) if isinstance(part, str) else None
+        return (field.annotation if field is not None else None), False
+    if origin is dict:
+        key, value = get_args(ann)
+        return value, key == Name
+    if origin is list and isinstance(part, int):
+        return get_args(ann)[0], False
+    return None, False
+
+
+def _yaml_files(path: Path | str) -> list[Path]:
+    """The inventory's files: ``path`` itself, or every .yaml/.yml file under it (hidden ones left out).
+
+    Anything that cannot be listed or is not a readable regular file is an input problem, never skipped.
+    """
+    if str(path) == "":
+        raise InputError([Problem(None, "", "the inventory path is empty; give a YAML file or a directory")])
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError) and not path.is_symlink():
+            raise InputError([Problem(None, "", f"{path}: no such file or directory")]) from None
+        raise InputError([Problem(None, "", f"{path}: {_os_reason(exc, path)}")]) from None
+    if stat.S_ISREG(st.st_mode):
         return [path]
-    raise InputError([Problem(None, "", f"{path}: no such file or directory")])
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError([Problem(None, "", f"{path}: neither a file nor a directory")])
+    files: list[Path] = []
+    problems: list[Problem] = []
+
+    def unlistable(exc: OSError) -> None:
+        problems.append(Problem(None, "", f"{exc.filename}: cannot list the directory: {exc.strerror}"))
+
+    for top, dirs, names in os.walk(path, onerror=unlistable):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if name.startswith(".") or not name.endswith((".yaml", ".yml")):
+                continue
+            f = Path(top) / name
+            try:
+                mode = f.stat().st_mode
+            except OSError as exc:
+                problems.append(Problem(None, "", f"{f}: {_os_reason(exc, f)}"))
+                continue
+            if not stat.S_ISREG(mode):
+                problems.append(Problem(None, "", f"{f}: not a regular file"))
+                continue
+            files.append(f)
+    if problems:
+        raise InputError(problems)
+    if not files:
+        raise InputError([Problem(SourcePos(str(path), 1, 1), "", "directory holds no .yaml/.yml files")])
+    return sorted(files)
+
+
+def _os_reason(exc: OSError, path: Path) -> str:
+    """Why ``path`` cannot be used, in words (a dangling or looping symbolic link named as such)."""
+    if path.is_symlink():
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+        if isinstance(exc, FileNotFoundError):
+            return f"dangling symbolic link (to {os.readlink(path)})"
+    return exc.strerror or str(exc)
 
 
 class _Budget:
@@ -220,7 +329,8 @@ class _Copier:
         if isinstance(node, CommentedMap):
             out: dict[str, Any] = {}
             for key in node:
-                child = (*path, str(key))
+                text = key if isinstance(key, str) else _shown_key(key)
+                child = (*path, text)
                 try:
                     line, col = node.lc.key(key)
                     self.source.add(child, self.pos(line, col))
@@ -228,9 +338,9 @@ class _Copier:
                     pass
                 if not isinstance(key, str):
                     self.problems.append(
-                        Problem(self.source.find(child), _dotted(child), "mapping keys must be strings")
+                        Problem(self.source.find(child), _dotted(path), f"mapping keys must be strings (got {text})")
                     )
-                out[str(key)] = self.copy(node[key], child, depth + 1)
+                out[text] = self.copy(node[key], child, depth + 1)
             return out
         if isinstance(node, CommentedSeq):
             items: list[Any] = []
@@ -243,6 +353,8 @@ class _Copier:
                     pass
                 items.append(self.copy(item, child, depth + 1))
             return items
+        if isinstance(node, ScalarBoolean):  # an anchored boolean (an int subclass): still a boolean
+            return bool(node)
         if isinstance(node, bool) or node is None:
             return node
         if isinstance(node, int):
@@ -261,6 +373,15 @@ class _Copier:
         return None
 
 
+def _shown_key(key: Any) -> str:
+    """A key that is not a string, as problems name it."""
+    if isinstance(key, tuple | list):
+        return "a sequence"
+    if isinstance(key, Mapping):
+        return "a mapping"
+    return repr(scalars.plain(key))
+
+
 class _TooBig(Exception):
     def __init__(self, path: PathKey) -> None:
         self.path = path
@@ -275,22 +396,143 @@ def _dotted(path: Sequence[str | int]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
 
 
-def _parse_file(path: Path, source: SourceMap, problems: list[Problem]) -> dict[str, Any] | None:
-    name = str(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        problems.append(
-            Problem(SourcePos(name, 1, 1), "", f"file is {size} bytes, above the {MAX_FILE_BYTES}-byte limit")
+_NON_PRINTABLE = Reader.NON_PRINTABLE  # the characters YAML does not allow in a stream (ruamel's own rule)
+
+
+class _ConstructError(MarkedYAMLError):
+    """A scalar ruamel's constructor cannot build (e.g. an integer of 5,000 digits), at the scalar."""
+
+
+class _Constructor(RoundTripConstructor):
+    """ruamel's round-trip constructor; a value it cannot build is reported where it is written."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except YAMLError:
+            raise
+        except (ValueError, IndexError, TypeError, OverflowError) as exc:
+            raise _ConstructError(None, None, " ".join(str(exc).split()), node.start_mark) from None
+
+
+def max_file_bytes() -> int:
+    """The per-file byte cap: ``FABRICGEN_MAX_YAML_BYTES`` when set, else :data:`MAX_FILE_BYTES`."""
+    value = os.environ.get("FABRICGEN_MAX_YAML_BYTES", "").strip()
+    if not value:
+        return MAX_FILE_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(
+            [Problem(None, "", f"FABRICGEN_MAX_YAML_BYTES must be a whole number of bytes (got {value[:40]!r})")]
         )
+    return int(value)
+
+
+def _read_text(path: Path, problems: list[Problem]) -> tuple[str, int] | None:
+    name = str(path)
+    cap = max_file_bytes()
+    try:
+        size = path.stat().st_size
+        if size > cap:
+            problems.append(Problem(SourcePos(name, 1, 1), "", f"file is {size} bytes, above the {cap}-byte limit"))
+            return None
+        with path.open("rb") as fh:
+            data = fh.read(cap + 1)
+    except OSError as exc:
+        problems.append(Problem(SourcePos(name, 1, 1), "", f"cannot read the file: {_os_reason(exc, path)}"))
+        return None
+    if len(data) > cap:  # it grew since stat
+        problems.append(Problem(SourcePos(name, 1, 1), "", f"file is above the {cap}-byte limit"))
         return None
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(SourcePos(name, 1, 1), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
         return None
+    text = text.replace("\r\n", "\n")  # as read_text() did (universal newlines)
+    text = text.replace("\r", "\n")
+    bad = _NON_PRINTABLE.search(text)
+    if bad is not None:
+        at = bad.start()
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        problems.append(
+            Problem(
+                SourcePos(name, line, col),
+                "",
+                f"YAML error: unacceptable character #x{ord(bad.group()):04x}: special characters are not allowed",
+            )
+        )
+        return None
+    return text, len(data)
+
+
+def _parse_file(
+    path: Path, source: SourceMap, problems: list[Problem], use_libyaml: bool | None = None
+) -> dict[str, Any] | None:
+    """One file's tree, its positions added to ``source``; None (with problems) when it cannot be used.
+
+    libyaml reads the file when PyYAML has its C extension (``use_libyaml`` None: whenever available);
+    otherwise, and for the few constructs :mod:`fabricgen.inventory.cyaml` leaves to it, ruamel.yaml.
+    """
+    read = _read_text(path, problems)
+    if read is None:
+        return None
+    text, size = read
+    if use_libyaml is None:
+        use_libyaml = cyaml.AVAILABLE
+    if use_libyaml:
+        try:
+            return _parse_libyaml(str(path), text, size, source, problems)
+        except cyaml.Unsupported as exc:
+            if size > RUAMEL_FALLBACK_BYTES:  # ruamel.yaml reads ~0.2 MB/s: keep the time bounded
+                problems.append(
+                    Problem(
+                        SourcePos(str(path), exc.line, exc.col),
+                        "",
+                        f"{exc.what} is supported only in files of up to {RUAMEL_FALLBACK_BYTES} bytes"
+                        f" (this one has {size}); write the keys out, or split the file",
+                    )
+                )
+                return None
+    return _parse_ruamel(str(path), text, size, source, problems)
+
+
+def _parse_libyaml(
+    name: str, text: str, size: int, source: SourceMap, problems: list[Problem]
+) -> dict[str, Any] | None:
+    reader = cyaml.Reader(name, _file_id(name), text, MAX_DEPTH, _budget(size))
+    try:
+        doc, paths, raws = reader.read()
+    except cyaml.Fatal as exc:
+        problems.append(exc.problem)
+        return None
+    if doc is None:
+        problems.append(Problem(SourcePos(name, 1, 1), "", "file is empty"))
+        return None
+    if not isinstance(doc, dict):
+        problems.append(Problem(SourcePos(name, 1, 1), "", "the top level of an inventory file must be a mapping"))
+        return None
+    problems.extend(reader.problems)
+    if reader.copy_error is not None:
+        return None
+    paths.reverse()  # the first position recorded for a path wins, as in SourceMap.add
+    raws.reverse()
+    source._pos.update(zip(paths, raws, strict=True))
+    return doc
+
+
+def _budget(size: int) -> int:
+    """How many nodes a file of ``size`` bytes may expand to (its aliases included)."""
+    return 4 * size + 100_000
+
+
+def _parse_ruamel(
+    name: str, text: str, size: int, source: SourceMap, problems: list[Problem]
+) -> dict[str, Any] | None:
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     yaml.Composer = _Composer
+    yaml.Constructor = _Constructor
     yaml.max_depth = MAX_DEPTH + 1  # the composer recurses: stop deep nesting before Python's stack does
     try:
         doc = yaml.load(text)
@@ -302,15 +544,14 @@ def _parse_file(path: Path, source: SourceMap, problems: list[Problem]) -> dict[
             what = what.split(" with value")[0]
         if isinstance(exc, _RecursiveAlias):
             problems.append(Problem(pos, "", f"{what}; refused"))
+        elif isinstance(exc, _ConstructError):
+            problems.append(Problem(pos, "", f"YAML error: {what}"))
         elif "maximum depth" in what:
             problems.append(Problem(pos, "", f"nesting deeper than {MAX_DEPTH} levels; refused"))
         else:
             problems.append(Problem(pos, "", f"YAML syntax error: {what}"))
         return None
     except YAMLError as exc:
-        problems.append(Problem(SourcePos(name, 1, 1), "", f"YAML error: {' '.join(str(exc).split())}"))
-        return None
-    except ValueError as exc:  # a constructor refusing a scalar, e.g. an integer of more than 4,300 digits
         problems.append(Problem(SourcePos(name, 1, 1), "", f"YAML error: {' '.join(str(exc).split())}"))
         return None
     if doc is None:
@@ -321,7 +562,7 @@ def _parse_file(path: Path, source: SourceMap, problems: list[Problem]) -> dict[
         return None
     file_map = SourceMap()
     file_map.add((), SourcePos(name, 1, 1))
-    copier = _Copier(name, file_map, _Budget(4 * size + 100_000), problems)
+    copier = _Copier(name, file_map, _Budget(_budget(size)), problems)
     try:
         tree = copier.copy(doc, (), 0)
     except _TooBig as exc:
@@ -350,51 +591,70 @@ def _merge(
     source: SourceMap,
     new_map: SourceMap,
     problems: list[Problem],
+    moves: dict[PathKey, int | None],
 ) -> None:
-    """Merge one file's tree into the inventory: lists concatenate, mappings merge, scalars may not clash."""
+    """Merge one file's tree into the inventory: lists concatenate, mappings merge, scalars may not clash.
+
+    ``moves`` collects where the new file's positions go: a path taken over whole (None) or a list whose
+    items were appended after ``offset`` others; :func:`_move_positions` applies them in one pass.
+    """
     for key, value in new.items():
         child = (*path, key)
         if key not in into:
             into[key] = value
-            _shift(new_map, child, child, source)
+            moves[child] = None
             continue
         old = into[key]
         if isinstance(old, list) and isinstance(value, list):
-            offset = len(old)
+            moves[child] = len(old)
             old.extend(value)
-            for i in range(len(value)):
-                _shift(new_map, (*child, i), (*child, offset + i), source)
         elif isinstance(old, dict) and isinstance(value, dict):
-            _merge(old, value, child, source, new_map, problems)
+            _merge(old, value, child, source, new_map, problems, moves)
         else:
             first = source.find(child)
             problems.append(Problem(new_map.find(child), _dotted(child), f"already defined at {first}; define it once"))
 
 
-def _shift(src: SourceMap, old_prefix: PathKey, new_prefix: PathKey, dest: SourceMap) -> None:
-    n = len(old_prefix)
-    for key, pos in src._pos.items():
-        if key[:n] == old_prefix:
-            dest.add(new_prefix + key[n:], pos)
+def _move_positions(new_map: SourceMap, moves: dict[PathKey, int | None], dest: SourceMap) -> None:
+    """Add the positions of a merged file under their paths in the merged tree (linear in the positions)."""
+    for key, pos in new_map._pos.items():
+        for n in range(1, len(key) + 1):
+            if key[:n] not in moves:
+                continue
+            offset = moves[key[:n]]
+            if offset is None:
+                dest.add(key, pos)
+            elif len(key) > n:
+                index = key[n]
+                if isinstance(index, int):
+                    dest.add((*key[:n], index + offset, *key[n + 1 :]), pos)
+            break
 
 
-def load_tree(path: str | os.PathLike[str]) -> tuple[dict[str, Any], SourceMap, tuple[str, ...]]:
-    """Parse and merge the YAML of an inventory into a plain tree with positions."""
-    files = _yaml_files(Path(path))
+def load_tree(
+    path: str | os.PathLike[str], use_libyaml: bool | None = None
+) -> tuple[dict[str, Any], SourceMap, tuple[str, ...]]:
+    """Parse and merge the YAML of an inventory into a plain tree with positions.
+
+    ``use_libyaml``: None reads with libyaml when PyYAML's C extension is there; False forces ruamel.yaml.
+    """
+    files = _yaml_files(os.fspath(path))
     problems: list[Problem] = []
     merged: dict[str, Any] = {}
     source = SourceMap()
     source.add((), SourcePos(str(files[0]), 1, 1))
     for f in files:
         file_map = SourceMap()
-        tree = _parse_file(f, file_map, problems)
+        tree = _parse_file(f, file_map, problems, use_libyaml)
         if tree is None:
             continue
         if not merged:
             merged.update(tree)
             source._pos.update(file_map._pos)
         else:
-            _merge(merged, tree, (), source, file_map, problems)
+            moves: dict[PathKey, int | None] = {}
+            _merge(merged, tree, (), source, file_map, problems, moves)
+            _move_positions(file_map, moves, source)
     if problems:
         raise InputError(problems)
     return merged, source, tuple(str(f) for f in files)
@@ -428,6 +688,8 @@ def _tree_path(tree: Any, loc: Sequence[str | int]) -> list[str | int]:
     path: list[str | int] = []
     node = tree
     for part in loc:
+        if part == "[key]":  # the key itself is wrong: its position and path are those of the entry
+            continue
         if isinstance(node, dict) and isinstance(part, str) and part in node:
             node = node[part]
             path.append(part)
