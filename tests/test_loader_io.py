@@ -224,7 +224,7 @@ def test_field_paths_of_mapping_keys_and_named_catalog_entries(
     code, lines = run(capsys, str(f))
     assert code == 3
     assert lines[:4] == [
-        f"{f}:4:12: qos.platforms.nvue.trust: Input should be 'dscp' or 'pcp' (got 'pcpx')",
+        f"{f}:4:12: qos.platforms[nvue].trust: Input should be 'dscp' or 'pcp' (got 'pcpx')",
         f"{f}:6:5: qos.roles.hostx: Input should be 'host' or 'fabric' (got 'hostx')",
         f"{f}:9:5: catalog.servers[s1]: NIC a serves GPU 3, but the server has 1",
         f"{f}:12:5: catalog.switches[sn9999].asic: required field is missing",

@@ -136,18 +136,18 @@ def _rename_model(tree: dict[str, Any], value: str) -> None:
 # (what, how to put the text there, a regex that the field path of the refusal matches)
 FIELDS: list[tuple[str, Callable[[dict[str, Any], str], None], str]] = [
     ("fabric name", _set("fabric", "name"), r"^fabric\.name$"),
-    ("switch vendor", _set("catalog", "switches", "sw800", "vendor"), r"^catalog\.switches\.sw800\.vendor$"),
-    ("switch asic", _set("catalog", "switches", "sw800", "asic"), r"^catalog\.switches\.sw800\.asic$"),
-    ("switch platform", _set("catalog", "switches", "sw800", "platform"), r"^catalog\.switches\.sw800\.platform$"),
+    ("switch vendor", _set("catalog", "switches", "sw800", "vendor"), r"^catalog\.switches\[sw800\]\.vendor$"),
+    ("switch asic", _set("catalog", "switches", "sw800", "asic"), r"^catalog\.switches\[sw800\]\.asic$"),
+    ("switch platform", _set("catalog", "switches", "sw800", "platform"), r"^catalog\.switches\[sw800\]\.platform$"),
     ("switch model name", _rename_model, r"^catalog\.switches\b"),
-    ("nic vendor", _set("catalog", "nics", "nic400", "vendor"), r"^catalog\.nics\.nic400\.vendor$"),
-    ("server vendor", _set("catalog", "servers", "srv", "vendor"), r"^catalog\.servers\.srv\.vendor$"),
-    ("server gpu", _set("catalog", "servers", "srv", "gpu"), r"^catalog\.servers\.srv\.gpu$"),
-    ("server nic", lambda t, v: _rename(t, "enp1s0np0", v), r"^catalog\.servers\.srv\.backend\[0\]\.ifname$"),
+    ("nic vendor", _set("catalog", "nics", "nic400", "vendor"), r"^catalog\.nics\[nic400\]\.vendor$"),
+    ("server vendor", _set("catalog", "servers", "srv", "vendor"), r"^catalog\.servers\[srv\]\.vendor$"),
+    ("server gpu", _set("catalog", "servers", "srv", "gpu"), r"^catalog\.servers\[srv\]\.gpu$"),
+    ("server nic", lambda t, v: _rename(t, "enp1s0np0", v), r"^catalog\.servers\[srv\]\.backend\[0\]\.ifname$"),
     (
         "rdma dev",
         _set("catalog", "servers", "srv", "backend", 0, "rdma_dev"),
-        r"^catalog\.servers\.srv\.backend\[0\]\.rdma_dev$",
+        r"^catalog\.servers\[srv\]\.backend\[0\]\.rdma_dev$",
     ),
     ("switch name", lambda t, v: _rename(t, "leaf1", v), r"^switches\[.*\]\.name$"),
     ("node name", lambda t, v: _rename(t, "gpu01", v), r"^nodes\[.*\]\.name$"),
@@ -184,8 +184,17 @@ TEXT = st.one_of(HOSTILE, LABELISH, st.text(min_size=1, max_size=24))
 
 
 def write_tree(tree: dict[str, Any], path: Path) -> Path:
-    """JSON is YAML: every key on its own line, every string escaped, so any text can be written."""
-    path.write_text(json.dumps(tree, indent=2, ensure_ascii=True) + "\n")
+    """JSON is YAML: every key on its own line, every string escaped, so any text can be written. JSON writes a
+    character beyond U+FFFF as a surrogate pair of ``\\u`` escapes, which YAML refuses; YAML's own ``\\U`` escape
+    carries it whole."""
+
+    def whole(m: re.Match[str]) -> str:
+        hi, lo = int(m.group(1), 16), int(m.group(2), 16)
+        return f"\\U{0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00):08x}"
+
+    text = json.dumps(tree, indent=2, ensure_ascii=True)
+    text = re.sub(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", whole, text)
+    path.write_text(text + "\n")
     return path
 
 
@@ -295,7 +304,7 @@ def test_config_injection_through_catalog_text_is_refused(
     col = path.read_text().splitlines()[line - 1].index(f'"{key}"') + 1
     assert code == 3
     assert err[0] == (
-        f"{path}:{line}:{col}: {'.'.join(where)}.{key}: a product name: ASCII letters, digits, space and "
+        f"{path}:{line}:{col}: {where[0]}.{where[1]}[{where[2]}].{key}: a product name: ASCII letters, digits, space and "
         "'._-:/+()' (first a letter or digit); '\\n' is not allowed"
     )
 
@@ -509,7 +518,7 @@ def _only_problem(capsys: pytest.CaptureFixture[str], path: Path) -> str:
         (
             lambda t: t["catalog"]["nics"]["nic400"].update(speed="\uff14\uff10\uff10G"),
             '"speed": "\\uff14',
-            "catalog.nics.nic400.speed: '\uff14\uff10\uff10G' is not a speed; write e.g. 400G, 800G or 1.6T",
+            "catalog.nics[nic400].speed: '\uff14\uff10\uff10G' is not a speed; write e.g. 400G, 800G or 1.6T",
         ),
     ],
 )

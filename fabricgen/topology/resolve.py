@@ -225,14 +225,14 @@ class _Resolver:
             if model.platform not in PLATFORMS:
                 self.problem(
                     self.loaded.pos("catalog", "switches", name, "platform"),
-                    f"catalog.switches.{name}.platform",
+                    f"catalog.switches[{name}].platform",
                     f"unknown platform {model.platform!r}; one of {', '.join(PLATFORMS)}",
                 )
         for name, srv in cat.servers.items():
             if srv.backend_nic not in cat.nics:
                 self.problem(
                     self.loaded.pos("catalog", "servers", name, "backend_nic"),
-                    f"catalog.servers.{name}.backend_nic",
+                    f"catalog.servers[{name}].backend_nic",
                     f"unknown NIC model {srv.backend_nic!r}; known: {', '.join(sorted(cat.nics))}",
                 )
 
