@@ -304,8 +304,8 @@ def test_config_injection_through_catalog_text_is_refused(
     col = path.read_text().splitlines()[line - 1].index(f'"{key}"') + 1
     assert code == 3
     assert err[0] == (
-        f"{path}:{line}:{col}: {where[0]}.{where[1]}[{where[2]}].{key}: a product name: ASCII letters, digits, space and "
-        "'._-:/+()' (first a letter or digit); '\\n' is not allowed"
+        f"{path}:{line}:{col}: {where[0]}.{where[1]}[{where[2]}].{key}: a product name: ASCII letters, digits, "
+        "space and '._-:/+()' (first a letter or digit); '\\n' is not allowed"
     )
 
 
