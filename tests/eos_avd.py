@@ -10,6 +10,8 @@ section (the order of top-level sections is free in EOS, the order of lines insi
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from fabricgen.render.data import DeviceData
@@ -127,3 +129,66 @@ def blocks(text: str) -> dict[str, tuple[str, ...]]:
         else:
             out[header].append(line)
     return {k: tuple(v) for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------- semantics
+
+
+@dataclass(frozen=True)
+class Treatment:
+    traffic_class: int
+    queue: int
+    no_drop: bool  # PFC on, and the priority no-drop, in the port's qos profile
+    watchdog: bool
+    ecn_bytes: tuple[int, int] | None
+    mark_probability: int | None
+    strict: bool
+    bandwidth_pct: int | None
+
+
+def walk(text: str, interface: str, dscp: int) -> Treatment:
+    """Follow a packet of ``dscp`` arriving on ``interface``: the global ``qos map dscp`` → traffic class →
+    the same-numbered egress queue (EOS default tc → queue map) → the port's qos profile (trust, PFC,
+    the queue's scheduling and ECN)."""
+    b = blocks(text)
+    tc = 0  # EOS default for an unmapped DSCP under `qos trust dscp` is its DSCP >> 3; fabricgen maps all 64
+    found = False
+    for header in b:
+        m = re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d)", header)
+        if m and str(dscp) in m.group(1).split():
+            tc, found = int(m.group(2)), True
+    if not found:
+        raise ValueError(f"DSCP {dscp} is not mapped")
+    (profile,) = [ln.split()[-1] for ln in b[f"interface {interface}"] if ln.strip().startswith("service-profile ")]
+    body = [ln.strip() for ln in b[f"qos profile {profile}"]]
+    if "qos trust dscp" not in body:
+        raise ValueError(f"profile {profile} does not trust DSCP")
+    no_drop = "priority-flow-control on" in body and f"priority-flow-control priority {tc} no-drop" in body
+    queue_lines: list[str] = []
+    lines = b[f"qos profile {profile}"]
+    for i, ln in enumerate(lines):
+        if re.fullmatch(rf"   (?:uc-)?tx-queue {tc}", ln):
+            for sub in lines[i + 1:]:
+                if not sub.startswith("      "):
+                    break
+                queue_lines.append(sub.strip())
+    ecn = next((re.findall(r"(\d+) bytes", x) for x in queue_lines if x.startswith("random-detect ecn ")), None)
+    prob = next((int(x.split()[-1]) for x in queue_lines if x.startswith("random-detect ecn ")), None)
+    bw = next((int(x.split()[-1]) for x in queue_lines if x.startswith("bandwidth percent ")), None)
+    return Treatment(tc, tc, no_drop, "priority-flow-control pause watchdog" in body,
+                     (int(ecn[0]), int(ecn[1])) if ecn else None, prob, "priority strict" in queue_lines, bw)
+
+
+def bgp_filters(text: str) -> list[str]:
+    """Lines of ``router bgp`` that could stop eBGP re-advertisement, and peer groups left unactivated
+    under ``no bgp default ipv4-unicast`` (empty: every best route is advertised to every peer)."""
+    b = blocks(text)
+    (header,) = [h for h in b if h.startswith("router bgp ")]
+    body = [ln.strip() for ln in b[header]]
+    problems = [ln for ln in body if re.search(r"route-map|prefix-list|filter-list|distribute-list|maximum-routes"
+                                               r"|default-originate|next-hop-unchanged", ln)]
+    groups = {ln.split()[1] for ln in body if ln.endswith(" peer group") and ln.count(" ") == 3}
+    active = {ln.split()[1] for ln in body if ln.endswith(" activate")}
+    if "no bgp default ipv4-unicast" in body:
+        problems += [f"peer group {g} not activated" for g in sorted(groups - active)]
+    return problems

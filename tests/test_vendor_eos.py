@@ -15,7 +15,7 @@ import pytest
 from fabricgen.render import render_data
 from fabricgen.render.data import build_device
 from tests.conftest import INVENTORIES, require
-from tests.eos_avd import FABRICGEN_ONLY, avd_config, blocks
+from tests.eos_avd import FABRICGEN_ONLY, avd_config, bgp_filters, blocks, walk
 from tests.test_render_common import fabric_as, qos_of
 
 BUNDLED = ("lab", "su1", "multi-su", "expansion/before", "expansion/after")
@@ -96,3 +96,82 @@ def test_every_pfc_port_arms_the_watchdog() -> None:
             assert "   priority-flow-control on" in body
             assert "   priority-flow-control pause watchdog" in body
         assert f"priority-flow-control pause watchdog default timeout {pq.watchdog.detection_ms / 1000:g}" in b
+
+
+@pytest.mark.parametrize("dscp", [26, 48, 18, 0])
+def test_packets_get_fabricgens_policy(dscp: int) -> None:
+    fabric = fabric_as(INVENTORIES / "lab", "eos")
+    qos = qos_of(INVENTORIES / "lab", "eos")
+    for name in sorted(fabric.switches):
+        text = render_data(build_device(fabric, name, qos)).main
+        for port in fabric.switches[name].ports:
+            pq = qos.port(name, port.name)
+            assert pq is not None
+            tc = pq.dscp_to_tc[dscp]
+            lane = pq.lane(tc)
+            assert lane is not None
+            t = walk(text, port.name, dscp)
+            assert t.traffic_class == tc and t.queue == tc
+            assert t.no_drop == (tc in pq.pfc_priorities)
+            assert t.watchdog == (pq.watchdog is not None)
+            assert t.strict == (lane.scheduling == "strict")
+            assert t.bandwidth_pct == lane.ets_weight
+            e = pq.ecn.get(tc) if lane.ecn else None
+            assert t.ecn_bytes == ((e.min_bytes, e.max_bytes) if e else None)
+            assert t.mark_probability == (e.probability_pct if e else None)
+
+
+@pytest.mark.parametrize("inventory", BUNDLED)
+def test_nothing_filters_ebgp_readvertisement(inventory: str) -> None:
+    fabric = fabric_as(INVENTORIES / inventory, "eos")
+    qos = qos_of(INVENTORIES / inventory, "eos")
+    for name in sorted(fabric.switches):
+        text = render_data(build_device(fabric, name, qos)).main
+        assert bgp_filters(text) == [], name
+    broken = text.replace("      neighbor SPINES activate\n", "").replace("      neighbor LEAVES activate\n", "")
+    assert any("not activated" in p for p in bgp_filters(broken))
+    m = re.search(r"^   neighbor (\S+) send-community$", text, re.M)
+    assert m is not None
+    g = m.group(1)
+    broken = text.replace(f"   neighbor {g} send-community\n",
+                          f"   neighbor {g} send-community\n   neighbor {g} route-map NONE out\n")
+    assert bgp_filters(broken) == [f"neighbor {g} route-map NONE out"]
+
+
+def _sessions(text: str) -> tuple[int, dict[str, int], set[str]]:
+    """(own ASN, neighbor IP → remote AS for activated neighbors, originated networks) of an EOS text."""
+    b = blocks(text)
+    (header,) = [h for h in b if h.startswith("router bgp ")]
+    body = [ln.strip() for ln in b[header]]
+    active = {ln.split()[1] for ln in body if ln.endswith(" activate")}
+    group = {ln.split()[1]: ln.split()[-1] for ln in body if re.fullmatch(r"neighbor \S+ peer group \S+", ln)}
+    remote = {ln.split()[1]: int(ln.split()[-1]) for ln in body if " remote-as " in ln}
+    nets = {ln.split()[-1] for ln in body if ln.startswith("network ")}
+    return int(header.split()[-1]), {ip: asn for ip, asn in remote.items() if group.get(ip) in active}, nets
+
+
+def test_leaf_routes_reach_every_other_leaf_through_each_spine() -> None:
+    """Propagate each leaf's loopback: leaf → spine (activated session, no filter) → every other leaf
+    (activated session, no filter, and that leaf's AS not already in the AS path)."""
+    fabric = fabric_as(INVENTORIES / "lab", "eos")
+    qos = qos_of(INVENTORIES / "lab", "eos")
+    texts = {n: render_data(build_device(fabric, n, qos)).main for n in fabric.switches}
+    state = {n: _sessions(t) for n, t in texts.items()}
+    ip_owner = {p.address.split("/")[0]: n for n, sw in fabric.switches.items() for p in sw.ports if p.address}
+    leaves = sorted(n for n, sw in fabric.switches.items() if sw.role.value == "leaf")
+    for src in leaves:
+        asn, peers, nets = state[src]
+        route = f"{fabric.switches[src].loopback}/32"
+        assert route in nets and bgp_filters(texts[src]) == []
+        reached: set[str] = set()
+        for peer_ip in peers:
+            spine = ip_owner[peer_ip]
+            s_asn, s_peers, _ = state[spine]
+            assert asn in s_peers.values() and bgp_filters(texts[spine]) == []  # the spine accepts it
+            path = [s_asn, asn]
+            for leaf_ip in s_peers:
+                dst = ip_owner[leaf_ip]
+                d_asn, d_peers, _ = state[dst]
+                if dst != src and s_asn in d_peers.values() and d_asn not in path:
+                    reached.add(dst)
+        assert reached == set(leaves) - {src}, src
