@@ -96,7 +96,6 @@ GRAMMAR: dict[str, str] = {
     "class-of-service congestion-notification-profile <cnp:def> pfc-watchdog poll-interval <poll>": WATCHDOG,
     "class-of-service congestion-notification-profile <cnp:def> pfc-watchdog detection <int>": WATCHDOG,
     "class-of-service congestion-notification-profile <cnp:def> pfc-watchdog recovery <int>": WATCHDOG,
-    "class-of-service congestion-notification-profile <cnp:def> pfc-watchdog watchdog-action <wdaction>": WATCHDOG,
     "class-of-service interfaces <if:ref> scheduler-map <smap:ref>": CLI + ": scheduler-map (Interfaces)",
     "class-of-service interfaces <if:ref> congestion-notification-profile <cnp:ref>":
         CLI + ": congestion-notification-profile",
@@ -106,7 +105,6 @@ GRAMMAR: dict[str, str] = {
 _ENUMS = {
     "proto": {"bgp", "direct", "static", "local", "aggregate"},
     "poll": {"10", "100", "1000"},
-    "wdaction": {"drop", "forward"},
 }
 _IFNAME = re.compile(r"^(?:et|xe|ge)-\d+/\d+/\d+(?::\d+)?$|^lo0$")
 
@@ -308,9 +306,12 @@ def check(text: str) -> list[str]:
         levels = [int(x) for x in w[5][1:-1].split()]
         if levels != sorted(set(levels)) or levels[-1] >= 100:
             errors.append(f"drop-profile {w[2]}: fill levels {levels} must rise and stay below 100")
+    connected = [ipaddress.IPv4Interface(w[-1]).network for w in p.where(["interfaces"])
+                 if w[-3:-1] == ["inet", "address"]]
     for w in p.where(["protocols", "bgp", "group"]):
-        if w[4] == "neighbor" and w[3] not in defined["group"]:
-            errors.append(f"bgp group {w[3]} undefined")
+        if w[4] == "neighbor" and w[6] == "peer-as" and not any(
+                ipaddress.IPv4Address(w[5]) in net for net in connected):
+            errors.append(f"bgp neighbor {w[5]} is on no configured interface")
     return errors
 
 

@@ -8,6 +8,7 @@ configuration guides, Release 10.5(x), cisco.com/c/en/us/td/docs/dcn/nx-os/nexus
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 
@@ -198,6 +199,10 @@ def check(text: str, lossless: set[int]) -> list[str]:
             for line in text.splitlines():
                 if re.search(r"route-map|prefix-list|filter-list|distribute-list", line):
                     errors.append(f"BGP filters routes: {line.strip()}")
+            connected = [ipaddress.IPv4Interface(m).network for m in re.findall(r"^  ip address (\S+)$", text, re.M)]
+            for nb in root.child(r"neighbor \S+"):
+                if not any(ipaddress.IPv4Address(nb.line.split()[-1]) in net for net in connected):
+                    errors.append(f"line {nb.line_no}: {nb.line} is on no configured interface")
             templates = {t.line.split()[-1]: t for t in root.child(r"template peer \S+")}
             for nb in root.child(r"neighbor \S+"):
                 inherit = [c.line.split()[-1] for c in nb.child(r"inherit peer \S+")]

@@ -49,6 +49,8 @@ def test_checker_rejects_the_defects_it_exists_for() -> None:
     assert "no-loss forwarding class FC-roce has no pfc-priority" in check(broken)
     broken = "\n".join(ln for ln in text.splitlines() if "flow-control-queue" not in ln)
     assert any("no output code-point 011 flow-control-queue 3" in e for e in check(broken))
+    broken = text.replace("neighbor 10.128.6.0 peer-as", "neighbor 10.99.6.0 peer-as")
+    assert "bgp neighbor 10.99.6.0 is on no configured interface" in check(broken)
     broken = text.replace("set system host-name leaf1", "set system hostname leaf1")
     assert check(broken) == ["line 1: no documented statement matches: set system hostname leaf1"]
     assert all(src for src in GRAMMAR.values())
@@ -157,4 +159,5 @@ def test_watchdog_times_are_rendered() -> None:
         for cnp in profiles:
             got = {w[4]: w[5] for w in lines if w[2] == cnp}
             assert int(got["poll-interval"]) * int(got["detection"]) == wd.detection_ms
-            assert int(got["recovery"]) == wd.restoration_ms and got["watchdog-action"] == wd.action
+            assert int(got["recovery"]) == wd.restoration_ms and wd.action == "drop"
+            assert set(got) == {"poll-interval", "detection", "recovery"}

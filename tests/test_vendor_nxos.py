@@ -46,6 +46,8 @@ def test_checker_rejects_the_defects_it_exists_for() -> None:
     assert "pause pfc-cos [] != the lossless priorities [3]" in check(text.replace("    pause pfc-cos 3\n", ""), {3})
     assert any("BGP filters routes" in e for e in check(
         text.replace("    inherit peer SPINES\n", "    inherit peer SPINES\n    route-map DENY out\n", 1), {3}))
+    assert any("is on no configured interface" in e for e in check(
+        text.replace("  neighbor 10.128.6.0\n", "  neighbor 10.99.6.0\n"), {3}))
     assert any("peer 'GONE'" in e for e in check(text.replace("inherit peer SPINES", "inherit peer GONE", 1), {3}))
 
 
