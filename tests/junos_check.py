@@ -24,7 +24,7 @@ DSCP_PFC = ("Configuring DSCP-based PFC for Layer 3 Untagged Traffic (juniper.ne
             "junos/ai-ml-evo/cos/topics/task/cos-configuring-l3-dscp-pfc.html)")
 WATCHDOG = ("PFC Watchdog, Junos Class of Service User Guide (juniper.net/documentation/us/en/software/junos/cos/"
             "topics/topic-map/cos-pfc-watchdog-configure.html)")
-BUFFER = "Understanding CoS Buffer Configuration / shared-buffer, " + TM
+BUFFER = "Configuring Global Ingress and Egress Shared Buffers; buffer-partition (Ingress)/(Egress), " + TM
 
 # pattern → source. Slots: <str> <int> <pct> <ip> <prefix> <speed> <bits6> <bits3> <bits6list> <pctlist>
 # <queue> <prio> and <kind:def|ref> names.
@@ -63,12 +63,14 @@ GRAMMAR: dict[str, str] = {
         CLI + ": bfd-liveness-detection (Protocols BGP)",
     "protocols bgp group <group:def> neighbor <ip> description <str>": CLI + ": neighbor (Protocols BGP)",
     "protocols bgp group <group:def> neighbor <ip> peer-as <int>": CLI + ": peer-as (BGP)",
-    "class-of-service shared-buffer percent <pct>": BUFFER,
+    "class-of-service shared-buffer ingress percent <pct>": BUFFER + "; ingress (Buffer Configuration)",
+    "class-of-service shared-buffer egress percent <pct>": BUFFER + "; egress (Buffer Configuration)",
     "class-of-service shared-buffer ingress buffer-partition lossless percent <pct>": BUFFER,
     "class-of-service shared-buffer ingress buffer-partition lossless-headroom percent <pct>": BUFFER,
     "class-of-service shared-buffer ingress buffer-partition lossy percent <pct>": BUFFER,
     "class-of-service shared-buffer egress buffer-partition lossless percent <pct>": BUFFER,
     "class-of-service shared-buffer egress buffer-partition lossy percent <pct>": BUFFER,
+    "class-of-service shared-buffer egress buffer-partition multicast percent <pct>": BUFFER,
     "class-of-service forwarding-classes class <fc:def> queue-num <queue>": CLI + ": class (Forwarding Classes)",
     "class-of-service forwarding-classes class <fc:def> queue-num <queue> no-loss":
         CLI + ": class (Forwarding Classes)",
@@ -306,6 +308,13 @@ def check(text: str) -> list[str]:
         levels = [int(x) for x in w[5][1:-1].split()]
         if levels != sorted(set(levels)) or levels[-1] >= 100:
             errors.append(f"drop-profile {w[2]}: fill levels {levels} must rise and stay below 100")
+    # each direction's shared-buffer partitions, when configured, add up to exactly 100 % (a commit error
+    # otherwise: "buffer-partition (Ingress)/(Egress)"); the lossless partition is at least 5 %
+    for direction, parts in (("ingress", {"lossless", "lossless-headroom", "lossy"}),
+                             ("egress", {"lossless", "lossy", "multicast"})):
+        got = {w[4]: int(w[-1]) for w in p.where(["class-of-service", "shared-buffer", direction, "buffer-partition"])}
+        if got and (set(got) != parts or sum(got.values()) != 100 or got["lossless"] < 5):
+            errors.append(f"shared-buffer {direction} partitions {got} must be {sorted(parts)} adding up to 100 %")
     connected = [ipaddress.IPv4Interface(w[-1]).network for w in p.where(["interfaces"])
                  if w[-3:-1] == ["inet", "address"]]
     for w in p.where(["protocols", "bgp", "group"]):

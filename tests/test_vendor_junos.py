@@ -49,6 +49,11 @@ def test_checker_rejects_the_defects_it_exists_for() -> None:
     assert "no-loss forwarding class FC-roce has no pfc-priority" in check(broken)
     broken = "\n".join(ln for ln in text.splitlines() if "flow-control-queue" not in ln)
     assert any("no output code-point 011 flow-control-queue 3" in e for e in check(broken))
+    broken = "\n".join(ln for ln in text.splitlines() if "egress buffer-partition multicast" not in ln)
+    assert any(e.startswith("shared-buffer egress partitions") for e in check(broken))
+    broken = text.replace("shared-buffer ingress percent", "shared-buffer percent")
+    assert any("no documented statement matches: set class-of-service shared-buffer percent" in e
+               for e in check(broken))
     broken = text.replace("neighbor 10.128.6.0 peer-as", "neighbor 10.99.6.0 peer-as")
     assert "bgp neighbor 10.99.6.0 is on no configured interface" in check(broken)
     broken = text.replace("set system host-name leaf1", "set system hostname leaf1")

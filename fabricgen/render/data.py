@@ -43,7 +43,11 @@ the ETS lanes share the remaining bandwidth in their configured proportions."""
 
 JUNOS_LOSSY_SHARED_PCT = 10
 """Junos shared-buffer partitions: the share of the shared buffer left to lossy traffic; the lossless
-headroom partition is sized from the headroom plan, the lossless partition takes the rest."""
+headroom partition is sized from the headroom plan, the lossless partition takes the rest. Each
+direction's partitions must add up to exactly 100 % (Junos "buffer-partition (Ingress)/(Egress)")."""
+
+JUNOS_MULTICAST_SHARED_PCT = 5
+"""Junos egress multicast (multi-destination) partition: a GPU backend carries almost none."""
 
 IP_HEADER_OVERHEAD = 14
 """Bytes of Ethernet header between a Junos media MTU and its ``family inet mtu`` (IP MTU)."""
@@ -192,7 +196,9 @@ class BufferData:
     headroom_pct: int  # Junos ingress partitions of the shared buffer: lossless-headroom, lossless, lossy
     lossless_pct: int
     lossy_pct: int
-    egress_lossless_pct: int  # Junos egress partition of the shared buffer for lossless queues
+    egress_lossless_pct: int  # Junos egress partitions: lossless, lossy, multicast (100 % together)
+    egress_lossy_pct: int
+    egress_multicast_pct: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,7 +615,8 @@ def _device_qos(sq: SwitchQos, blocks: _QosBlocks, profiles_used: list[QosProfil
         ecn_profiles=tuple(sorted(blocks.ecn.values(), key=lambda e: e.name)),
         headroom_profiles=tuple(sorted(blocks.headroom.values(), key=lambda h: h.name)),
         buffer=BufferData(b.pool_bytes, b.lossless_headroom_bytes, b.shared_bytes, b.source, shared_pct,
-                          headroom_pct, lossless_pct, lossy_pct, 100 - lossy_pct),
+                          headroom_pct, lossless_pct, lossy_pct,
+                          100 - lossy_pct - JUNOS_MULTICAST_SHARED_PCT, lossy_pct, JUNOS_MULTICAST_SHARED_PCT),
         watchdog=watchdog,
         pfc_priorities=tuple(sorted(pfc)),
         lossless_lanes=tuple(lossless[tc] for tc in sorted(lossless)),
