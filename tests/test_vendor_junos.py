@@ -110,13 +110,16 @@ def test_packets_get_fabricgens_policy(dscp: int) -> None:
     for name in sorted(fabric.switches):
         data = build_device(fabric, name, qos)
         text = render_data(data).main
-        for port in fabric.switches[name].ports:
-            pq = qos.port(name, port.name)
+        ports = fabric.switches[name].ports
+        for i, port in enumerate(ports):
+            egress = ports[(i + 1) % len(ports)]  # a packet in on this port, out on the next one
+            pq = qos.port(name, egress.name)
             assert pq is not None
+            assert pq.dscp_to_tc == qos.port(name, port.name).dscp_to_tc  # type: ignore[union-attr]
             tc = pq.dscp_to_tc[dscp]
             lane = pq.lane(tc)
             assert lane is not None
-            t = walk(text, port.name, port.name, dscp)
+            t = walk(text, port.name, egress.name, dscp)
             assert t.queue == tc
             lossless = tc in pq.pfc_priorities
             assert t.lossless == lossless and t.pauses_on_dscp == lossless
