@@ -300,6 +300,10 @@ def check(text: str) -> list[str]:
     maps: dict[str, list[str]] = {}
     for w in p.where(["class-of-service", "scheduler-maps"]):
         maps.setdefault(w[2], []).append(w[-1])
+    for name in maps:  # a class left out of a map falls back to the default scheduler on that port
+        mapped = {w[4] for w in p.where(["class-of-service", "scheduler-maps", name])}
+        if set(queue_of) - mapped:
+            errors.append(f"scheduler-map {name} has no scheduler for {sorted(set(queue_of) - mapped)}")
     for name, scheds in maps.items():
         total = sum(rate.get(s, 0) for s in scheds)
         if total > 100:

@@ -54,6 +54,8 @@ def test_checker_rejects_the_defects_it_exists_for() -> None:
     broken = text.replace("shared-buffer ingress percent", "shared-buffer percent")
     assert any("no documented statement matches: set class-of-service shared-buffer percent" in e
                for e in check(broken))
+    broken = "\n".join(ln for ln in text.splitlines() if "forwarding-class FC-storage scheduler" not in ln)
+    assert "scheduler-map AI_RDMA has no scheduler for ['FC-storage']" in check(broken)
     broken = text.replace("neighbor 10.128.6.0 peer-as", "neighbor 10.99.6.0 peer-as")
     assert "bgp neighbor 10.99.6.0 is on no configured interface" in check(broken)
     broken = text.replace("set system host-name leaf1", "set system hostname leaf1")
