@@ -45,10 +45,14 @@ def test_eos_every_roce_port_has_pfc_ecn_and_trust() -> None:
     qos = qos_of(INVENTORIES / "lab", "eos")
     for name, cfg in lab_configs("eos").items():
         blocks = _blocks(cfg.main, "interface")
+        profiles = _blocks(cfg.main, "qos profile")
         for p in fabric.switches[name].ports:
             pq = qos.port(name, p.name)
             assert pq is not None
-            body = blocks[p.name]
+            applied = re.findall(r"^   service-profile (\S+)$", blocks[p.name], re.M)
+            assert len(applied) == 1, blocks[p.name]
+            body = profiles[applied[0]]
+            assert "priority-flow-control pause watchdog\n" in body
             assert "qos trust dscp" in body and "priority-flow-control on" in body
             for prio in pq.pfc_priorities:
                 assert f"priority-flow-control priority {prio} no-drop" in body

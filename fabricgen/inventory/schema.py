@@ -164,6 +164,11 @@ class SwitchModel(Strict):
     )
     platform: Name = Field(description="default platform (NOS) of this model")
     buffer: AsicBuffer
+    eos_tx_queue: Literal["tx-queue", "uc-tx-queue"] = Field(
+        default="tx-queue",
+        description="EOS egress queue keyword of the model's family: uc-tx-queue on Trident/Tomahawk "
+        "(7050X/7060X/7260X/7300X), tx-queue on Jericho (7280R/7500R/7800R)",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> SwitchModel:

@@ -31,6 +31,27 @@ MAX_PATHS = 64
 ECMP_HASH_FIELDS = ("src-ip", "dst-ip", "ip-protocol", "src-port", "dst-port")
 """ECMP hash inputs: the 5-tuple, so RoCEv2 flows (UDP dst 4791) spread on their UDP source port."""
 
+BFD_MIN_INTERVAL_MS = 300
+"""BFD transmit/receive interval on the eBGP underlay sessions (platforms that render BFD: Junos)."""
+
+BFD_MULTIPLIER = 3
+"""Missed BFD packets before a session is declared down (300 ms x 3 = 900 ms failure detection)."""
+
+STRICT_TRANSMIT_PCT = 5
+"""Junos: transmit rate of a strict-high queue (CNP), so that it can never starve the other queues;
+the ETS lanes share the remaining bandwidth in their configured proportions."""
+
+JUNOS_LOSSY_SHARED_PCT = 10
+"""Junos shared-buffer partitions: the share of the shared buffer left to lossy traffic; the lossless
+headroom partition is sized from the headroom plan, the lossless partition takes the rest. Each
+direction's partitions must add up to exactly 100 % (Junos "buffer-partition (Ingress)/(Egress)")."""
+
+JUNOS_MULTICAST_SHARED_PCT = 5
+"""Junos egress multicast (multi-destination) partition: a GPU backend carries almost none."""
+
+IP_HEADER_OVERHEAD = 14
+"""Bytes of Ethernet header between a Junos media MTU and its ``family inet mtu`` (IP MTU)."""
+
 
 # --------------------------------------------------------------------------- data classes
 
@@ -64,6 +85,8 @@ class Bgp:
     networks: tuple[str, ...]  # prefixes this device originates: its loopback /32 and host-facing /31s
     max_paths: int
     multipath_relax: bool  # peers of this device span more than one ASN
+    bfd_interval_ms: int
+    bfd_multiplier: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +98,11 @@ class EcnData:
     max_bytes: int
     probability: int  # percent
     source: str
-    min_fill_pct: int  # thresholds as a share of the switch's shared buffer, rounded up (Junos drop profiles)
+    min_fill_pct: int  # thresholds as a percent of the queue's buffer allocation (Junos drop profiles)
     max_fill_pct: int
+    queue_buffer_bytes: int  # the egress queue's buffer allocation the fill levels are a percent of
+    min_kbytes: int  # thresholds in KB (1024 bytes), rounded up (NX-OS "kbytes")
+    max_kbytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +132,8 @@ class LaneData:
     ecn: EcnData | None
     purpose: str
     dscp_bits: tuple[str, ...]  # the DSCP values as 6-bit code points ("011010"), for Junos classifiers
+    priority_bits: str  # the lane's 802.1p priority (== tc) as a 3-bit code point ("011"), for Junos PFC
+    junos_transmit_pct: int  # Junos transmit-rate percent: ETS weight scaled below the strict queues' rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +143,11 @@ class WatchdogData:
     action: str
     detection_s: str  # "0.2" (EOS takes seconds)
     restoration_s: str
+    junos_poll_ms: int  # Junos pfc-watchdog: poll-interval (ms) x detection (polls) = detection time
+    junos_detection_polls: int
+    nxos_interval_ms: int  # NX-OS: watch-dog interval (ms) x shutdown/restore multipliers
+    nxos_shutdown_multiplier: int
+    nxos_restore_multiplier: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +192,13 @@ class BufferData:
     lossless_headroom_bytes: int
     shared_bytes: int
     source: str
+    shared_pct: int  # shared (vs per-port dedicated) percent of the pool: headroom + shared pool, rounded down
+    headroom_pct: int  # Junos ingress partitions of the shared buffer: lossless-headroom, lossless, lossy
+    lossless_pct: int
+    lossy_pct: int
+    egress_lossless_pct: int  # Junos egress partitions: lossless, lossy, multicast (100 % together)
+    egress_lossy_pct: int
+    egress_multicast_pct: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +214,7 @@ class DeviceQos:
     pfc_priorities: tuple[int, ...]  # union over ports
     lossless_lanes: tuple[LaneData, ...]  # union over profiles, by tc (for global blocks such as NX-OS)
     lanes: tuple[LaneData, ...]  # lanes of the first profile (platforms with one global policy)
+    network_control_queue: int  # Junos: a queue no lane uses, for the routing engine's own traffic
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +237,7 @@ class Interface:
     ip: str | None
     prefixlen: int | None
     subnet: str | None  # "10.1.2.2/31"
+    ip_mtu: int  # IP MTU: the media MTU less the Ethernet header (Junos family inet mtu)
     qos: InterfaceQos | None
 
 
@@ -229,6 +271,7 @@ class DeviceData:
     bgp: Bgp
     ecmp_hash_fields: tuple[str, ...]
     lldp: bool
+    eos_tx_queue: str  # EOS egress queue keyword of this model's family: "tx-queue" or "uc-tx-queue"
     qos: DeviceQos | None
 
 
@@ -272,6 +315,59 @@ def _seconds(ms: int) -> str:
     return f"{whole}" if frac == 0 else f"{whole}.{frac:03d}".rstrip("0")
 
 
+def _kbytes(n: int) -> int:
+    """Bytes as whole KB (1024 bytes), rounded up.
+
+    >>> _kbytes(153600), _kbytes(150000)
+    (150, 147)
+    """
+    return -(-n // 1024)
+
+
+def _fill_pct(n: int, queue_bytes: int, lo: int, hi: int) -> int:
+    """``n`` bytes as a percent of a queue's buffer, rounded up and kept within ``lo..hi``.
+
+    >>> _fill_pct(150000, 1_500_000, 1, 98), _fill_pct(10, 1_500_000, 1, 98), _fill_pct(9**9, 10, 1, 99)
+    (10, 1, 99)
+    """
+    return max(lo, min(hi, -(-n * 100 // max(queue_bytes, 1))))
+
+
+def junos_watchdog(detection_ms: int) -> tuple[int, int]:
+    """Junos ``pfc-watchdog``: (poll-interval ms, detection in polls) whose product is ``detection_ms``
+    (rounded up). Junos polls every 10, 100 or 1000 ms; the coarsest exact poll is chosen.
+
+    >>> junos_watchdog(200), junos_watchdog(1500), junos_watchdog(2000), junos_watchdog(15)
+    ((100, 2), (100, 15), (1000, 2), (10, 2))
+    """
+    for poll in (1000, 100, 10):
+        if detection_ms % poll == 0:
+            return poll, detection_ms // poll
+    return 10, -(-detection_ms // 10)
+
+
+def nxos_watchdog(detection_ms: int, restoration_ms: int) -> tuple[int, int, int]:
+    """NX-OS ``priority-flow-control watch-dog``: (interval ms 100..1000, shutdown-multiplier 1..10,
+    restore-multiplier 1..10) whose products are the detection and restoration times, exactly when
+    possible, otherwise the nearest larger times.
+
+    >>> nxos_watchdog(200, 200), nxos_watchdog(200, 2000), nxos_watchdog(50, 50)
+    ((200, 1, 1), (200, 1, 10), (100, 1, 1))
+    """
+    best: tuple[int, int, int, int] | None = None
+    for interval in range(1000, 99, -1):
+        shut = max(1, -(-detection_ms // interval))
+        rest = max(1, -(-restoration_ms // interval))
+        if shut > 10 or rest > 10:
+            continue
+        error = (shut * interval - detection_ms) + (rest * interval - restoration_ms)
+        if best is None or error < best[0]:
+            best = (error, interval, shut, rest)
+    if best is None:  # times above 10 s: the largest the platform takes
+        return 1000, 10, 10
+    return best[1], best[2], best[3]
+
+
 def _cable_m(length: float) -> int:
     """Cable length rounded up to a whole metre (the unit every NOS takes).
 
@@ -294,8 +390,11 @@ def _alias(cage: int, sub: int, breakout: int) -> str:
 class _QosBlocks:
     """Distinct QoS blocks of one device, each built once and shared by every port that uses it."""
 
-    def __init__(self, shared_bytes: int) -> None:
+    def __init__(self, shared_bytes: int, ports: int = 1) -> None:
         self.shared_bytes = max(shared_bytes, 1)
+        # A queue's buffer allocation: its port's fair share of the shared buffer (Junos drop-profile fill
+        # levels are a percent of the queue's allocation, not of the switch's buffer).
+        self.queue_bytes = max(self.shared_bytes // max(ports, 1), 1)
         self.ecn: dict[EcnProfile, EcnData] = {}
         self.headroom: dict[tuple[int, int, Headroom], HeadroomData] = {}
         self.watchdog: dict[PfcWatchdog, WatchdogData] = {}
@@ -305,10 +404,11 @@ class _QosBlocks:
     def ecn_data(self, e: EcnProfile) -> EcnData:
         data = self.ecn.get(e)
         if data is None:
-            lo = min(99, -(-e.min_bytes * 100 // self.shared_bytes))
-            hi = min(100, max(lo + 1, -(-e.max_bytes * 100 // self.shared_bytes)))
+            lo = _fill_pct(e.min_bytes, self.queue_bytes, 1, 98)
+            hi = max(lo + 1, _fill_pct(e.max_bytes, self.queue_bytes, 1, 99))
             data = EcnData(f"ECN_{e.min_bytes}_{e.max_bytes}_{e.probability_pct}", e.min_bytes, e.max_bytes,
-                           e.probability_pct, e.source, lo, hi)
+                           e.probability_pct, e.source, lo, hi, self.queue_bytes,
+                           _kbytes(e.min_bytes), _kbytes(e.max_bytes))
             self.ecn[e] = data
         return data
 
@@ -333,8 +433,10 @@ class _QosBlocks:
             return None
         data = self.watchdog.get(w)
         if data is None:
+            poll, polls = junos_watchdog(w.detection_ms)
+            interval, shut, rest = nxos_watchdog(w.detection_ms, w.restoration_ms)
             data = WatchdogData(w.detection_ms, w.restoration_ms, w.action, _seconds(w.detection_ms),
-                                _seconds(w.restoration_ms))
+                                _seconds(w.restoration_ms), poll, polls, interval, shut, rest)
             self.watchdog[w] = data
         return data
 
@@ -380,6 +482,8 @@ class _QosBlocks:
 
     def _lane(self, lane: Lane, pq: PortQos) -> LaneData:
         ecn = pq.ecn.get(lane.tc) if lane.ecn else None
+        strict_pct = STRICT_TRANSMIT_PCT * sum(1 for x in pq.lanes if x.scheduling == "strict")
+        weight = lane.ets_weight if lane.scheduling == "ets" else None
         return LaneData(
             name=lane.name,
             tc=lane.tc,
@@ -391,6 +495,8 @@ class _QosBlocks:
             ecn=self.ecn_data(ecn) if ecn is not None else None,
             purpose=lane.purpose,
             dscp_bits=tuple(f"{v:06b}" for v in lane.dscp),
+            priority_bits=f"{lane.tc:03b}",
+            junos_transmit_pct=STRICT_TRANSMIT_PCT if weight is None else weight * (100 - strict_pct) // 100,
         )
 
 
@@ -429,6 +535,7 @@ def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos
         ip=_ip(port.address),
         prefixlen=int(port.address.split("/")[1]) if port.address else None,
         subnet=link.subnet,
+        ip_mtu=mtu - IP_HEADER_OVERHEAD,
         qos=iq,
     )
 
@@ -477,6 +584,8 @@ def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
         networks=tuple(n for n in networks if n),
         max_paths=MAX_PATHS,
         multipath_relax=len({n.asn for n in neighbors}) > 1,
+        bfd_interval_ms=BFD_MIN_INTERVAL_MS,
+        bfd_multiplier=BFD_MULTIPLIER,
     )
 
 
@@ -491,6 +600,13 @@ def _device_qos(sq: SwitchQos, blocks: _QosBlocks, profiles_used: list[QosProfil
     b = sq.buffer
     lanes = profiles_used[0].lanes if profiles_used else ()
     watchdog = next((p.watchdog for p in profiles_used if p.watchdog is not None), None)
+    used_queues = {lane.queue for p in profiles_used for lane in p.lanes}
+    free = [q for q in range(7, -1, -1) if q not in used_queues]
+    pool = max(b.pool_bytes, 1)
+    shared_pct = max(1, min(100, (b.shared_bytes + b.lossless_headroom_bytes) * 100 // pool))
+    headroom_pct = max(1, -(-b.lossless_headroom_bytes * 100 // pool))
+    lossy_pct = JUNOS_LOSSY_SHARED_PCT
+    lossless_pct = max(1, 100 - headroom_pct - lossy_pct)
     return DeviceQos(
         cnp_tc=sq.cnp_tc,
         roce_tc=sq.roce_tc,
@@ -498,11 +614,14 @@ def _device_qos(sq: SwitchQos, blocks: _QosBlocks, profiles_used: list[QosProfil
         profiles=tuple(sorted(blocks.profiles.values(), key=lambda p: p.name)),
         ecn_profiles=tuple(sorted(blocks.ecn.values(), key=lambda e: e.name)),
         headroom_profiles=tuple(sorted(blocks.headroom.values(), key=lambda h: h.name)),
-        buffer=BufferData(b.pool_bytes, b.lossless_headroom_bytes, b.shared_bytes, b.source),
+        buffer=BufferData(b.pool_bytes, b.lossless_headroom_bytes, b.shared_bytes, b.source, shared_pct,
+                          headroom_pct, lossless_pct, lossy_pct,
+                          100 - lossy_pct - JUNOS_MULTICAST_SHARED_PCT, lossy_pct, JUNOS_MULTICAST_SHARED_PCT),
         watchdog=watchdog,
         pfc_priorities=tuple(sorted(pfc)),
         lossless_lanes=tuple(lossless[tc] for tc in sorted(lossless)),
         lanes=lanes,
+        network_control_queue=free[0] if free else 7,
     )
 
 
@@ -517,7 +636,7 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
     model = fabric.catalog.switches[sw.model]
     mtu = min(fabric.settings.switch_mtu, plat.max_mtu)
     sq = qos.switches.get(name) if qos is not None else None
-    blocks = _QosBlocks(sq.buffer.shared_bytes) if sq is not None else None
+    blocks = _QosBlocks(sq.buffer.shared_bytes, model.ports) if sq is not None else None
     interfaces = tuple(
         _interface(fabric, sw, p, mtu, model.lanes, sq.ports.get(p.name) if sq is not None else None, blocks)
         for p in sw.ports
@@ -546,5 +665,6 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         bgp=_bgp(fabric, sw),
         ecmp_hash_fields=ECMP_HASH_FIELDS,
         lldp=True,
+        eos_tx_queue=model.eos_tx_queue,
         qos=device_qos,
     )

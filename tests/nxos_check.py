@@ -1,0 +1,267 @@
+"""NX-OS checker: the configuration's indentation blocks parsed into a tree and checked against a grammar
+of the documented commands of each mode, every reference resolved, the lossless wiring and the units;
+plus a packet walk through the rendered classification, network-qos and queuing policies.
+
+Release targeted: NX-OS 10.5(x) on Nexus 9000 (CloudScale). Sources (Cisco Nexus 9000 Series NX-OS
+configuration guides, Release 10.5(x), cisco.com/c/en/us/td/docs/dcn/nx-os/nexus9000/105x/configuration):
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass, field
+
+QOS = "Cisco Nexus 9000 Series NX-OS Quality of Service Configuration Guide, Release 10.5(x)"
+PFC = QOS + ", Configuring Priority Flow Control"
+QUEUING = QOS + ", Configuring Queuing and Scheduling"
+NETQOS = QOS + ", Configuring Network QoS"
+CLASSIFY = QOS + ", Configuring Classification"
+IFACE = "Cisco Nexus 9000 Series NX-OS Interfaces Configuration Guide, Release 10.5(x)"
+ROUTING = "Cisco Nexus 9000 Series NX-OS Unicast Routing Configuration Guide, Release 10.5(x)"
+RDMA = "Cisco Data Center Networking Blueprint for AI/ML Applications (RoCEv2 policy examples)"
+
+N = r"[A-Za-z][A-Za-z0-9_.-]*"
+IP = r"\d{1,3}(?:\.\d{1,3}){3}"
+PFX = IP + r"/\d{1,2}"
+OUT_Q = r"c-out-8q-q[1-7]|c-out-8q-q-default"
+IN_Q = r"c-in-q[1-7]|c-in-q-default"
+NQ = r"c-8q-nq[1-7]|c-8q-nq-default"
+
+Grammar = dict[str, tuple[str, "Grammar"]]
+"""regex of a line in a mode → (source, grammar of its sub-mode)."""
+
+_NONE: Grammar = {}
+GRAMMAR: Grammar = {
+    r"hostname \S+": (ROUTING, _NONE),
+    r"feature (bgp|lldp)": (ROUTING, _NONE),
+    r"ip load-sharing address source-destination port source-destination": (ROUTING + ", ECMP load sharing", _NONE),
+    r"interface breakout module 1 port \d+ map \d+g-\dx": (IFACE + ", breakout", _NONE),
+    rf"class-map type qos match-any (?P<def_cmap>{N})": (CLASSIFY, {
+        r"match dscp \d+(,\d+)*": (CLASSIFY, _NONE),
+    }),
+    rf"policy-map type qos (?P<def_pmap_qos>{N})": (CLASSIFY, {
+        rf"class (?P<ref_cmap>{N})": (CLASSIFY, {r"set qos-group [0-7]": (CLASSIFY, _NONE)}),
+    }),
+    rf"policy-map type network-qos (?P<def_pmap_nq>{N})": (NETQOS, {
+        rf"class type network-qos (?:{NQ})": (NETQOS, {
+            r"pause pfc-cos [0-7]": (PFC, _NONE),
+            r"mtu \d+": (NETQOS, _NONE),
+        }),
+    }),
+    rf"policy-map type queuing (?P<def_pmap_q>{N})": (QUEUING, {
+        rf"class type queuing (?:{OUT_Q})": (QUEUING, {
+            r"priority level 1": (QUEUING, _NONE),
+            r"bandwidth remaining percent \d+": (QUEUING, _NONE),
+            r"random-detect minimum-threshold \d+ kbytes maximum-threshold \d+ kbytes drop-probability \d+ "
+            r"weight 0 ecn": (QUEUING + "; " + RDMA, _NONE),
+        }),
+        rf"class type queuing (?:{IN_Q})": (PFC, {
+            r"pause buffer-size \d+ pause-threshold \d+ resume-threshold \d+": (PFC, _NONE),
+        }),
+    }),
+    r"system qos": (NETQOS, {
+        rf"service-policy type network-qos (?P<ref_pmap_nq>{N})": (NETQOS, _NONE),
+        rf"service-policy type queuing output (?P<ref_pmap_q>{N})": (QUEUING, _NONE),
+    }),
+    r"priority-flow-control watch-dog-interval on": (PFC + ", PFC watchdog", _NONE),
+    r"priority-flow-control watch-dog interval \d+": (PFC + ", PFC watchdog", _NONE),
+    r"priority-flow-control watch-dog shutdown-multiplier ([1-9]|10)": (PFC + ", PFC watchdog", _NONE),
+    r"priority-flow-control watch-dog restore-multiplier ([1-9]|10)": (PFC + ", PFC watchdog", _NONE),
+    r"interface (?P<def_if>loopback0|Ethernet1/\d+(?:/\d+)?)": (IFACE, {
+        r"description .+": (IFACE, _NONE),
+        r"no switchport": (IFACE, _NONE),
+        r"mtu \d+": (IFACE, _NONE),
+        r"speed \d+": (IFACE, _NONE),
+        rf"ip address {PFX}": (ROUTING, _NONE),
+        r"priority-flow-control mode on": (PFC, _NONE),
+        r"priority-flow-control watch-dog-interval on": (PFC, _NONE),
+        rf"service-policy type qos input (?P<ref_pmap_qos>{N})": (CLASSIFY, _NONE),
+        rf"service-policy type queuing input (?P<ref_pmap_q>{N})": (PFC, _NONE),
+        r"no shutdown": (IFACE, _NONE),
+    }),
+    r"router bgp \d+": (ROUTING + ", Configuring Basic BGP", {
+        rf"router-id {IP}": (ROUTING, _NONE),
+        r"bestpath as-path multipath-relax": (ROUTING, _NONE),
+        r"address-family ipv4 unicast": (ROUTING, {
+            rf"network {PFX}": (ROUTING, _NONE),
+            r"maximum-paths \d+": (ROUTING, _NONE),
+        }),
+        rf"template peer (?P<def_peer>{N})": (ROUTING + ", BGP templates", {
+            r"description .+": (ROUTING, _NONE),
+            r"address-family ipv4 unicast": (ROUTING, _NONE),
+        }),
+        rf"neighbor {IP}": (ROUTING, {
+            rf"inherit peer (?P<ref_peer>{N})": (ROUTING, _NONE),
+            r"remote-as \d+": (ROUTING, _NONE),
+            r"description .+": (ROUTING, _NONE),
+        }),
+    }),
+}
+
+
+@dataclass
+class Node:
+    line: str
+    line_no: int
+    children: list[Node] = field(default_factory=list)
+
+    def child(self, pattern: str) -> list[Node]:
+        return [c for c in self.children if re.fullmatch(pattern, c.line)]
+
+
+def tree(text: str) -> list[Node]:
+    """Indentation blocks (two spaces a level) as a tree; ``!`` lines are comments and separators.
+
+    >>> [(n.line, [c.line for c in n.children]) for n in tree("a\\n  b\\n!\\nc\\n")]
+    [('a', ['b']), ('c', [])]
+    """
+    roots: list[Node] = []
+    stack: list[tuple[int, Node]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("!"):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        if indent % 2:
+            raise ValueError(f"line {n}: odd indentation")
+        node = Node(raw.strip(), n)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if indent == 0:
+            roots.append(node)
+        elif not stack or stack[-1][0] != indent - 2:
+            raise ValueError(f"line {n}: indented under nothing")
+        else:
+            stack[-1][1].children.append(node)
+        stack.append((indent, node))
+    return roots
+
+
+def _walk_grammar(nodes: list[Node], grammar: Grammar, names: dict[str, dict[str, set[str] | list[tuple[int, str]]]],
+                  errors: list[str]) -> None:
+    for node in nodes:
+        for pattern, (_source, sub) in grammar.items():
+            m = re.fullmatch(pattern, node.line)
+            if m is None:
+                continue
+            for key, value in m.groupdict().items():
+                how, _, kind = key.partition("_")
+                entry = names.setdefault(kind, {"def": set(), "ref": []})
+                if how == "def":
+                    entry["def"].add(value)  # type: ignore[union-attr]
+                else:
+                    entry["ref"].append((node.line_no, value))  # type: ignore[union-attr]
+            _walk_grammar(node.children, sub, names, errors)
+            break
+        else:
+            errors.append(f"line {node.line_no}: no documented command in this mode: {node.line}")
+
+
+def check(text: str, lossless: set[int]) -> list[str]:
+    """Every problem of an NX-OS configuration, one line each; ``lossless``: the PFC priorities it must pause."""
+    errors: list[str] = []
+    roots = tree(text)
+    names: dict[str, dict[str, set[str] | list[tuple[int, str]]]] = {}
+    _walk_grammar(roots, GRAMMAR, names, errors)
+    for kind, entry in names.items():
+        defined = entry["def"]
+        for line_no, value in entry["ref"]:  # type: ignore[misc]
+            if value not in defined and not (kind == "cmap" and value == "class-default"):
+                errors.append(f"line {line_no}: {kind} {value!r} is used but never defined")
+    pause = {int(m) for m in re.findall(r"^    pause pfc-cos (\d)$", text, re.M)}
+    if pause != lossless:
+        errors.append(f"pause pfc-cos {sorted(pause)} != the lossless priorities {sorted(lossless)}")
+    for root in roots:
+        if root.line.startswith("policy-map type network-qos "):
+            for c in root.children:
+                for p in c.child(r"pause pfc-cos \d"):
+                    if not c.line.endswith(f"nq{p.line[-1]}"):
+                        errors.append(f"line {p.line_no}: pause pfc-cos {p.line[-1]} in class {c.line}")
+        if root.line.startswith("policy-map type queuing "):
+            for c in root.children:
+                for r in c.child(r"random-detect .*"):
+                    found = [int(x) for x in re.findall(r"(\d+) kbytes", r.line)]
+                    if len(found) != 2:
+                        continue  # not in kbytes: already reported by the grammar
+                    lo, hi = found
+                    if not 0 < lo < hi:
+                        errors.append(f"line {r.line_no}: ECN thresholds {lo} / {hi} kbytes")
+                for p in c.child(r"pause buffer-size .*"):
+                    q = int(c.line[-1]) if c.line[-1].isdigit() else -1
+                    if q not in lossless:
+                        errors.append(f"line {p.line_no}: ingress pause on queue {q}, not a lossless priority")
+        if root.line.startswith("interface Ethernet"):
+            lines = {c.line for c in root.children}
+            if "priority-flow-control mode on" in lines and not any(
+                    x.startswith("service-policy type qos input ") for x in lines):
+                errors.append(f"line {root.line_no}: PFC on an unclassified interface")
+        if root.line.startswith("router bgp "):
+            for line in text.splitlines():
+                if re.search(r"route-map|prefix-list|filter-list|distribute-list", line):
+                    errors.append(f"BGP filters routes: {line.strip()}")
+            connected = [ipaddress.IPv4Interface(m).network for m in re.findall(r"^  ip address (\S+)$", text, re.M)]
+            for nb in root.child(r"neighbor \S+"):
+                if not any(ipaddress.IPv4Address(nb.line.split()[-1]) in net for net in connected):
+                    errors.append(f"line {nb.line_no}: {nb.line} is on no configured interface")
+            templates = {t.line.split()[-1]: t for t in root.child(r"template peer \S+")}
+            for nb in root.child(r"neighbor \S+"):
+                inherit = [c.line.split()[-1] for c in nb.child(r"inherit peer \S+")]
+                own = nb.child(r"address-family ipv4 unicast")
+                if not own and not any(templates[t].child("address-family ipv4 unicast")
+                                       for t in inherit if t in templates):
+                    errors.append(f"line {nb.line_no}: {nb.line} is not activated for IPv4 unicast")
+                if not nb.child(r"remote-as \d+"):
+                    errors.append(f"line {nb.line_no}: {nb.line} has no remote-as")
+    return errors
+
+
+@dataclass(frozen=True)
+class Treatment:
+    qos_group: int
+    queue_class: str
+    no_drop: bool  # network-qos pauses this class's CoS
+    ingress_pause: bool  # the ingress port's queuing policy sets pause thresholds for it
+    ecn_kbytes: tuple[int, int] | None
+    mark_probability: int | None
+    strict: bool
+    bandwidth_pct: int | None
+
+
+def walk(text: str, interface: str, dscp: int) -> Treatment:
+    """Follow a packet of ``dscp`` arriving on ``interface`` through the classification, the system
+    network-qos and the system egress queuing policy."""
+    roots = {r.line: r for r in tree(text)}
+    port = roots[f"interface {interface}"]
+    (cls,) = [c.line.split()[-1] for c in port.child(r"service-policy type qos input \S+")]
+    (in_q,) = [c.line.split()[-1] for c in port.child(r"service-policy type queuing input \S+")]
+    group = 0
+    for c in roots[f"policy-map type qos {cls}"].children:
+        name = c.line.split()[-1]
+        if name == "class-default":
+            matched = True
+        else:
+            cmap = roots[f"class-map type qos match-any {name}"]
+            matched = any(str(dscp) in m.line.split()[-1].split(",") for m in cmap.child(r"match dscp .*"))
+        if matched:
+            (s,) = c.child(r"set qos-group \d")
+            group = int(s.line.split()[-1])
+            break
+    system = roots["system qos"]
+    (nq,) = [c.line.split()[-1] for c in system.child(r"service-policy type network-qos \S+")]
+    (eq,) = [c.line.split()[-1] for c in system.child(r"service-policy type queuing output \S+")]
+    suffix = str(group) if group else "-default"
+    nq_class = roots[f"policy-map type network-qos {nq}"].child(rf"class type network-qos c-8q-nq{suffix}")
+    no_drop = bool(nq_class) and bool(nq_class[0].child(rf"pause pfc-cos {group}"))
+    ingress = roots[f"policy-map type queuing {in_q}"].child(rf"class type queuing c-in-q{suffix}")
+    queue_class = f"c-out-8q-q{suffix}"
+    (qc,) = roots[f"policy-map type queuing {eq}"].child(rf"class type queuing {queue_class}")
+    red = qc.child(r"random-detect .* ecn")
+    ecn = None
+    prob = None
+    if red:
+        lo, hi = (int(x) for x in re.findall(r"(\d+) kbytes", red[0].line))
+        ecn = (lo, hi)
+        prob = int(re.search(r"drop-probability (\d+)", red[0].line).group(1))  # type: ignore[union-attr]
+    bw = qc.child(r"bandwidth remaining percent \d+")
+    return Treatment(group, queue_class, no_drop, bool(ingress and ingress[0].child(r"pause buffer-size .*")),
+                     ecn, prob, bool(qc.child(r"priority level 1")), int(bw[0].line.split()[-1]) if bw else None)

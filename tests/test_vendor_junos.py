@@ -1,0 +1,173 @@
+"""Junos: every rendered configuration passes the structural checker (documented statements only, every
+reference defined, lossless wiring); the routing policy, evaluated, re-advertises leaf routes to the other
+leaves; RoCE, CNP and storage packets walked through the rendered CoS get exactly fabricgen's QoS policy."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fabricgen.render import render_data
+from fabricgen.render.data import build_device, junos_watchdog
+from tests.conftest import INVENTORIES
+from tests.junos_check import GRAMMAR, Route, bgp_export_chain, check, evaluate_export, parse, policies, walk
+from tests.test_render_common import fabric_as, qos_of
+
+BUNDLED = ("lab", "su1", "multi-su", "expansion/before", "expansion/after")
+
+
+def _configs(inventory: str) -> dict[str, str]:
+    fabric = fabric_as(INVENTORIES / inventory, "junos")
+    qos = qos_of(INVENTORIES / inventory, "junos")
+    return {n: render_data(build_device(fabric, n, qos)).main for n in sorted(fabric.switches)}
+
+
+@pytest.mark.parametrize("inventory", BUNDLED)
+def test_every_junos_switch_passes_the_checker(inventory: str) -> None:
+    for name, text in _configs(inventory).items():
+        assert check(text) == [], name
+        patterns = {s.pattern for s in parse(text).statements}
+        assert any("pfc-priority" in p for p in patterns) and any("flow-control-queue" in p for p in patterns)
+
+
+def test_checker_rejects_the_defects_it_exists_for() -> None:
+    """The previous rendering's defects, put back into today's configuration, fail each for its own reason."""
+    text = _configs("lab")["leaf1"]
+    old = "\n".join(
+        ln.replace(" hash-key ", " enhanced-hash-key ") for ln in text.splitlines()
+        if "pfc-priority" not in ln and "flow-control-queue" not in ln and "network-control" not in ln
+    )
+    problems = "\n".join(check(old))
+    assert "enhanced-hash-key family inet layer-3" in problems
+    assert "FC-roce has no pfc-priority" in problems
+    assert "pfc-watchdog without a flow-control-queue" in problems
+    assert "routing-engine traffic (queue 7) shares its queue with ['FC-cnp']" in problems
+    broken = text.replace("drop-profile DP-", "drop-profile XX-", 1)
+    assert any("dp 'XX-" in e for e in check(broken))
+    broken = text.replace("set class-of-service forwarding-classes class FC-roce pfc-priority 3\n", "")
+    assert "no-loss forwarding class FC-roce has no pfc-priority" in check(broken)
+    broken = "\n".join(ln for ln in text.splitlines() if "flow-control-queue" not in ln)
+    assert any("no output code-point 011 flow-control-queue 3" in e for e in check(broken))
+    broken = "\n".join(ln for ln in text.splitlines() if "egress buffer-partition multicast" not in ln)
+    assert any(e.startswith("shared-buffer egress partitions") for e in check(broken))
+    broken = text.replace("shared-buffer ingress percent", "shared-buffer percent")
+    assert any("no documented statement matches: set class-of-service shared-buffer percent" in e
+               for e in check(broken))
+    broken = "\n".join(ln for ln in text.splitlines() if "forwarding-class FC-storage scheduler" not in ln)
+    assert "scheduler-map AI_RDMA has no scheduler for ['FC-storage']" in check(broken)
+    broken = text.replace("neighbor 10.128.6.0 peer-as", "neighbor 10.99.6.0 peer-as")
+    assert "bgp neighbor 10.99.6.0 is on no configured interface" in check(broken)
+    broken = text.replace("set system host-name leaf1", "set system hostname leaf1")
+    assert check(broken) == ["line 1: no documented statement matches: set system hostname leaf1"]
+    assert all(src for src in GRAMMAR.values())
+
+
+def test_spines_readvertise_leaf_routes_to_the_other_leaves() -> None:
+    fabric = fabric_as(INVENTORIES / "lab", "junos")
+    configs = _configs("lab")
+    leaves = [n for n, s in fabric.switches.items() if s.role.value == "leaf"]
+    spines = [n for n, s in fabric.switches.items() if s.role.value == "spine"]
+    for leaf in leaves:
+        loopback = f"{fabric.switches[leaf].loopback}/32"
+        # the leaf exports what it originates (a direct route) to its spines
+        assert evaluate_export(bgp_export_chain(configs[leaf], "SPINES"), Route(loopback, "direct"))
+        for spine in spines:
+            # the spine learned it by eBGP and must pass it on to every other leaf
+            assert evaluate_export(bgp_export_chain(configs[spine], "LEAVES"), Route(loopback, "bgp")), spine
+            # but not a route it neither originates nor learned by BGP
+            assert not evaluate_export(bgp_export_chain(configs[spine], "LEAVES"), Route("192.0.2.0/24", "static"))
+
+
+def test_policy_evaluator_semantics() -> None:
+    text = "\n".join([
+        "set policy-options policy-statement P term a from route-filter 10.0.0.0/8 orlonger",
+        "set policy-options policy-statement P term a from protocol direct",
+        "set policy-options policy-statement P term a then accept",
+        "set policy-options policy-statement P term b from protocol bgp",
+        "set policy-options policy-statement P term b then next term",
+        "set policy-options policy-statement P term c then reject",
+        "set protocols bgp group G export P",
+    ])
+    chain = bgp_export_chain(text, "G")
+    assert [t.name for t in policies(text)["P"]] == ["a", "b", "c"]
+    assert evaluate_export(chain, Route("10.1.0.0/16", "direct"))
+    assert not evaluate_export(chain, Route("10.1.0.0/16", "bgp"))  # next term → c rejects
+    assert not evaluate_export(chain, Route("11.0.0.0/8", "direct"))
+    assert evaluate_export([], Route("11.0.0.0/8", "bgp")) and not evaluate_export([], Route("11.0.0.0/8", "direct"))
+    # the spine policy before the fix: only local routes, then reject → leaf routes stop at the spine
+    old = "\n".join([
+        "set policy-options policy-statement EXPORT-LOCAL term local from route-filter 10.0.1.1/32 exact",
+        "set policy-options policy-statement EXPORT-LOCAL term local then accept",
+        "set policy-options policy-statement EXPORT-LOCAL term other then reject",
+        "set protocols bgp group LEAVES export EXPORT-LOCAL",
+    ])
+    assert not evaluate_export(bgp_export_chain(old, "LEAVES"), Route("10.0.0.1/32", "bgp"))
+
+
+@pytest.mark.parametrize("dscp", [26, 48, 18, 0])
+def test_packets_get_fabricgens_policy(dscp: int) -> None:
+    fabric = fabric_as(INVENTORIES / "lab", "junos")
+    qos = qos_of(INVENTORIES / "lab", "junos")
+    for name in sorted(fabric.switches):
+        data = build_device(fabric, name, qos)
+        text = render_data(data).main
+        ports = fabric.switches[name].ports
+        for i, port in enumerate(ports):
+            egress = ports[(i + 1) % len(ports)]  # a packet in on this port, out on the next one
+            pq = qos.port(name, egress.name)
+            assert pq is not None
+            assert pq.dscp_to_tc == qos.port(name, port.name).dscp_to_tc  # type: ignore[union-attr]
+            tc = pq.dscp_to_tc[dscp]
+            lane = pq.lane(tc)
+            assert lane is not None
+            t = walk(text, port.name, egress.name, dscp)
+            assert t.queue == tc
+            lossless = tc in pq.pfc_priorities
+            assert t.lossless == lossless and t.pauses_on_dscp == lossless
+            assert t.pfc_priority == (tc if lossless else None)
+            assert t.flow_control_queue == (tc if lossless else None)
+            assert t.strict == (lane.scheduling == "strict")
+            e = pq.ecn.get(tc) if lane.ecn else None
+            assert t.ecn == (e is not None)
+            if e is not None:
+                assert t.fill_levels is not None and t.mark_probability == e.probability_pct
+                (ed,) = [x for x in data.qos.ecn_profiles if x.min_bytes == e.min_bytes] if data.qos else []
+                qb = ed.queue_buffer_bytes
+                lo, hi = t.fill_levels
+                # fill levels are a percent of the queue's buffer: the first percent at or above the threshold
+                assert (lo - 1) * qb < e.min_bytes * 100 <= lo * qb
+                assert (hi - 1) * qb < e.max_bytes * 100 <= hi * qb and hi < 100
+            if lane.scheduling == "ets":
+                strict = sum(1 for x in pq.lanes if x.scheduling == "strict")
+                assert lane.ets_weight is not None
+                assert t.transmit_pct == lane.ets_weight * (100 - 5 * strict) // 100
+    if dscp == 26:
+        assert t.lossless and t.ecn
+    if dscp == 48:
+        assert t.strict and not t.lossless
+
+
+@given(st.integers(10, 60_000))
+def test_junos_watchdog_math(detection: int) -> None:
+    poll, polls = junos_watchdog(detection)
+    assert poll in (10, 100, 1000) and polls >= 1
+    assert detection <= poll * polls < detection + 10  # never shorter, at most one 10 ms poll longer
+    if detection % 10 == 0:
+        assert poll * polls == detection
+
+
+def test_watchdog_times_are_rendered() -> None:
+    qos = qos_of(INVENTORIES / "lab", "junos")
+    for name, text in _configs("lab").items():
+        wd = next(iter(qos.switches[name].ports.values())).watchdog
+        assert wd is not None
+        lines = [w for w in parse(text).where(["class-of-service", "congestion-notification-profile"])
+                 if w[3] == "pfc-watchdog"]
+        profiles = {w[2] for w in lines}
+        assert profiles
+        for cnp in profiles:
+            got = {w[4]: w[5] for w in lines if w[2] == cnp}
+            assert int(got["poll-interval"]) * int(got["detection"]) == wd.detection_ms
+            assert int(got["recovery"]) == wd.restoration_ms and wd.action == "drop"
+            assert set(got) == {"poll-interval", "detection", "recovery"}
