@@ -216,6 +216,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     (),
                     pod if three_tier else None,
                     src,
+                    release=intent.spine.release,
                 )
             )
     core_names: dict[tuple[int, int], str] = {}
@@ -240,6 +241,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                         (),
                         None,
                         src,
+                        release=intent.core.release,
                     )
                 )
 
@@ -266,6 +268,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     (r,),
                     pod if three_tier else None,
                     src,
+                    release=intent.leaf.release,
                 )
             )
             leaf_index = (unit_in_pod if three_tier else u) * rails + r

@@ -15,6 +15,7 @@ from ipaddress import IPv4Network
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.catalog import PLATFORMS, merged
 from fabricgen.inventory.load import LoadedInventory
+from fabricgen.inventory.releases import release_problem, resolve_release
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
@@ -69,6 +70,7 @@ class _SwitchBuild:
     cages: int
     ports: list[Port] = field(default_factory=list)
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
+    release: str = ""
 
 
 @cache
@@ -116,6 +118,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             tuple(s.rails),
             s.pod,
             loaded.item_pos("switches", i),
+            release=s.release,
         )
         for i, s in enumerate(inv.switches)
     ]
@@ -145,6 +148,7 @@ class _Resolver:
         self.nic_qos = {n.name: n.nic_qos for n in self.inv.nodes if n.nic_qos is not None}
         self.declared: dict[str, SourcePos | None] = {}
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
+        self.release_problems: set[tuple[SourcePos | None, str]] = set()
 
     def problem(self, pos: SourcePos | None, field_: str, message: str) -> None:
         self.problems.append(Problem(pos, field_, message))
@@ -245,11 +249,24 @@ class _Resolver:
                 assert platform is not None
                 first_id[sp.role, sp.id] = sp
                 builds[sp.name] = _SwitchBuild(
-                    sp, platform, model.native_speed, model.lanes, model.ports, modes=tuple(model.breakouts)
+                    sp, platform, model.native_speed, model.lanes, model.ports, modes=tuple(model.breakouts),
+                    release=self._release(sp, platform, where),
                 )
                 continue
             self.unusable.add(sp.name)
         return builds
+
+    def _release(self, sp: SwitchSpec, platform: str, where: str) -> str:
+        """The switch's NOS release; a release its platform does not have is a problem (reported once per
+        place it is written, as an intent tier names it for many switches)."""
+        if sp.release is not None:
+            problem = release_problem(platform, sp.release)
+            if problem is not None:
+                if (sp.src, problem) not in self.release_problems:
+                    self.release_problems.add((sp.src, problem))
+                    self.problem(sp.src, f"{where}.release", problem)
+                return ""
+        return resolve_release(platform, sp.release, self.inv.fabric.releases)
 
     def _nodes(self, specs: list[NodeSpec]) -> dict[str, NodeSpec]:
         out: dict[str, NodeSpec] = {}
@@ -482,7 +499,8 @@ class _Resolver:
                 continue
             ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
             out[name] = Switch(
-                name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src
+                name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
+                release=b.release,
             )
         return out
 
