@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from fabricgen.cli import EXIT_INPUT, EXIT_OK, guarded, stderr_console, stdout_console
+from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, guarded, stderr_console, stdout_console
+from fabricgen.render.check import Checked, ToCheck, check_files
 
 
 @click.command()
@@ -14,11 +15,16 @@ from fabricgen.cli import EXIT_INPUT, EXIT_OK, guarded, stderr_console, stdout_c
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--platform", "platform_name", default=None, help="Render every switch for this platform instead.")
 @click.option("--device", "devices", multiple=True, help="Render only this switch (repeatable).")
+@click.option("--check", "check", is_flag=True,
+              help="Validate what was written with the NOS vendor's schema: SONiC config_db.json with libyang and "
+                   "SONiC's YANG models (the yang extra), NVUE startup.yaml with NVIDIA's NVUE schema of the "
+                   "switch's release (the oracles extra). Exits 1 if a file fails.")
 @guarded
-def render(inventory: str, out_dir: str, platform_name: str | None, devices: tuple[str, ...]) -> None:
+def render(inventory: str, out_dir: str, platform_name: str | None, devices: tuple[str, ...], check: bool) -> None:
     """Render INVENTORY into OUTPUT/<switch>/<files> and OUTPUT/hosts/<node>/{nic-qos.sh,nccl.env}.
 
-    Output is deterministic: a second run writes byte-identical files. Exits 3 on input errors.
+    Output is deterministic: a second run writes byte-identical files. Exits 3 on input errors; with
+    --check, 1 when a written file fails its platform's schema.
     """
     from fabricgen.inventory.load import load_inventory
     from fabricgen.qos import compute
@@ -44,10 +50,14 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     qos = compute(fabric)
     root = Path(out_dir)
     written = 0
+    to_check: list[ToCheck] = []
     for name in sorted(devices or fabric.switches):
+        sw = fabric.switches[name]
         for f in render_device(fabric, name, qos).files:
             _write(root / f.path, f.content)
             written += 1
+            if f.path.endswith(ORACLE_FILES.get(sw.platform, "\0")):
+                to_check.append(ToCheck(str(root / f.path), sw.platform, sw.release, f.content))
     hosts = 0
     if not devices:
         for node, files in sorted(host_files(qos.nics, qos.nccl).items()):
@@ -56,9 +66,36 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
                 written += 1
             hosts += 1
     count = len(devices) if devices else len(fabric.switches)
-    stdout_console().print(f"rendered {count} switch(es) and {hosts} host(s): {written} files in {root}",
-                           markup=False)
+    out = stdout_console()
+    out.print(f"rendered {count} switch(es) and {hosts} host(s): {written} files in {root}", markup=False)
+    if check:
+        platforms = {fabric.switches[n].platform for n in (devices or fabric.switches)}
+        raise SystemExit(_report_checks(check_files(to_check), platforms - set(ORACLE_FILES)))
     raise SystemExit(EXIT_OK)
+
+
+ORACLE_FILES = {"sonic": "/config_db.json", "nvue": "/startup.yaml"}
+"""The file of each platform that has an oracle (:mod:`fabricgen.render.check`)."""
+
+
+def _report_checks(results: list[Checked], without: set[str]) -> int:
+    """One line per platform and release saying which oracle ran over how many files, then one line per
+    problem (stderr); the exit code: 1 if any file failed."""
+    out, err = stdout_console(), stderr_console()
+    failed = False
+    for r in results:
+        if not r.ran:
+            out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False)
+            continue
+        bad = len({path for path, _ in r.problems})
+        verdict = f"{bad} of {r.files} file(s) invalid" if bad else f"{r.files} file(s) valid"
+        out.print(f"check {r.platform} {r.release}: {r.oracle}: {verdict}", markup=False)
+        for path, problem in r.problems:
+            err.print(f"{path}: {problem}", markup=False, soft_wrap=True)
+        failed = failed or bad > 0
+    for plat in sorted(without):
+        out.print(f"check {plat}: no schema oracle for this platform", markup=False)
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def _write(path: Path, text: str) -> None:
