@@ -82,7 +82,10 @@ def test_an_invalid_sonic_file_fails_with_its_path(tmp_path: Path, capsys: pytes
 def test_an_invalid_nvue_file_fails_with_its_path(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     need_oracles()
-    bad = _corrupting("spine2", "startup.yaml", lambda t: t.replace("polling-interval: 100\n", "polling-interval: 100ms\n"))
+    def ms(text: str) -> str:
+        return text.replace("polling-interval: 100\n", "polling-interval: 100ms\n")
+
+    bad = _corrupting("spine2", "startup.yaml", ms)
     monkeypatch.setattr("fabricgen.render.render_device", bad)
     code, out, err = run(capsys, str(INVENTORIES / "lab"), "-o", str(tmp_path), "--platform", "nvue", "--check")
     assert code == 1 and "1 of 6 file(s) invalid" in out
