@@ -8,6 +8,7 @@ coerced. It is the same oracle ``fabricgen render --check`` runs.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from functools import cache
 from pathlib import Path
@@ -211,3 +212,19 @@ def test_fabric_release_reaches_the_switch() -> None:
     fabric = nvue_fabric("lab", "5.16")
     assert {s.release for s in fabric.switches.values()} == {"5.16"}
     assert {s.release for s in nvue_fabric("lab").switches.values()} == {DEFAULT_RELEASE["nvue"]}
+
+
+def test_explain_shows_how_nvue_writes_the_watchdog() -> None:
+    from click.testing import CliRunner
+
+    from fabricgen.cli import app
+
+    fabric = resolve(load_inventory(INVENTORIES / "su1"))
+    leaf = sorted(n for n, s in fabric.switches.items() if s.platform == "nvue")[0]
+    port = fabric.switches[leaf].ports[0].name
+    result = CliRunner().invoke(app, ["explain", str(INVENTORIES / "su1"), f"{leaf}:{port}", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    values = {v["name"]: (v["value"], v["source"]) for v in json.loads(result.output)["values"]}
+    assert values["nos release"] == ("nvue 5.14", "default")
+    assert values["nvue pfc-watchdog"][0] == ("polling-interval 100 ms x robustness 2 = 200 ms; "
+                                              "NVUE has no restoration time")

@@ -179,3 +179,15 @@ def test_sonic_frr_conf_passes_vtysh(tmp_path: Path, lab_qos: Any) -> None:
     fabric, qos = lab_qos
     for name in sorted(fabric.switches):
         vtysh_dryrun(tmp_path, render_device(fabric, name, qos).file("frr.conf").content)
+
+
+def test_explain_shows_the_cable_class_and_release() -> None:
+    from click.testing import CliRunner
+
+    from fabricgen.cli import app
+
+    result = CliRunner().invoke(app, ["explain", str(INVENTORIES / "lab"), "leaf1:Ethernet0", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    values = {v["name"]: (v["value"], v["source"]) for v in json.loads(result.output)["values"]}
+    assert values["nos release"] == ("sonic 202411", "default")
+    assert values["sonic CABLE_LENGTH"][0].startswith("5m (standard class for 3 m")
