@@ -228,3 +228,21 @@ def test_explain_shows_how_nvue_writes_the_watchdog() -> None:
     assert values["nos release"] == ("nvue 5.14", "default")
     assert values["nvue pfc-watchdog"][0] == ("polling-interval 100 ms x robustness 2 = 200 ms; "
                                               "NVUE has no restoration time")
+
+
+NVIDIA_ROCE_LOSSLESS = {26: (3, True, (150_000, 1_500_000)), 48: (6, False, None)}
+"""`nv set qos roce mode lossless` defaults by DSCP: (priority, PFC, ECN thresholds) — Cumulus Linux 5.14 user
+guide, "RDMA over Converged Ethernet - RoCE", default RoCE configuration (ECN absolute 150,000–1,500,000 B on
+traffic class 3, PFC on switch priority 3, CNP on 6 strict)."""
+
+
+def test_roce_mode_keeps_the_policys_roce_and_cnp_lanes() -> None:
+    """With roce_mode the device runs NVIDIA's defaults: for RoCE and CNP they equal what the policy intends."""
+    fabric = nvue_fabric("lab", None, "lossless")
+    pq = compute(fabric).port("leaf1", "swp1s0")
+    assert pq is not None
+    for dscp, (prio, pfc, ecn) in NVIDIA_ROCE_LOSSLESS.items():
+        tc = pq.dscp_to_tc[dscp]
+        assert (tc, tc in pq.pfc_priorities) == (prio, pfc)
+        got = pq.ecn.get(tc)
+        assert (None if got is None else (got.min_bytes, got.max_bytes)) == ecn
