@@ -9,6 +9,7 @@ fabricgen's render data: only the files and the policy.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -16,10 +17,15 @@ from typing import Any
 import pytest
 import yaml
 
+from fabricgen.inventory.load import load_inventory
 from fabricgen.qos import compute
 from fabricgen.qos.model import PortQos
+from fabricgen.qos.policy import BUILTIN_LANES
 from fabricgen.render import render_device
 from fabricgen.render.check import _yaml12_loader
+from fabricgen.render.retarget import retarget
+from fabricgen.topology.model import Fabric
+from fabricgen.topology.resolve import resolve
 from tests.conftest import INVENTORIES
 from tests.test_render_common import fabric_as
 
@@ -76,10 +82,22 @@ def sonic_walk(db: dict[str, Any], port: str, dscp: int) -> Outcome:
     return Outcome(tc, queue, pg, pfc, "xoff" in pg_profile, ecn, sched)
 
 
-@pytest.mark.parametrize("inventory", ["lab", "su1"])
+def lossless_storage(platform: str) -> Fabric:
+    """The lab with the storage lane made lossless with ECN (a second lossless priority, 4)."""
+    loaded = retarget(load_inventory(INVENTORIES / "lab"), platform)
+    lanes = [lane.model_copy(update={"lossless": True, "ecn": True}) if lane.purpose == "storage" else lane
+             for lane in BUILTIN_LANES]
+    inv = loaded.inventory
+    inv = inv.model_copy(update={"qos": inv.qos.model_copy(update={"lanes": lanes})})
+    return resolve(dataclasses.replace(loaded, inventory=inv))
+
+
+@pytest.mark.parametrize("inventory", ["lab", "su1", "lab, lossless storage"])
 def test_sonic_packets_follow_the_policy(inventory: str) -> None:
-    fabric = fabric_as(INVENTORIES / inventory, "sonic")
+    fabric = lossless_storage("sonic") if "storage" in inventory else fabric_as(INVENTORIES / inventory, "sonic")
     qos = compute(fabric)
+    if "storage" in inventory:
+        assert qos.port("leaf1", "Ethernet0").pfc_priorities == frozenset({3, 4})  # type: ignore[union-attr]
     walked = 0
     for name in sorted(fabric.switches):
         db = json.loads(render_device(fabric, name, qos).main)
@@ -142,11 +160,11 @@ def nvue_walk(cfg: dict[str, Any], port: str, dscp: int) -> Outcome:
     return Outcome(sp, queue, None, pfc, bool(headroom), ecn, sched)
 
 
-@pytest.mark.parametrize("release", ["5.14", "5.15"])
+@pytest.mark.parametrize("release", ["5.14", "5.15", "lossless storage"])
 def test_nvue_packets_follow_the_policy(release: str) -> None:
     from tests.test_render_nvue import nvue_fabric
 
-    fabric = nvue_fabric("lab", release)
+    fabric = lossless_storage("nvue") if "storage" in release else nvue_fabric("lab", release)
     qos = compute(fabric)
     walked = 0
     for name in sorted(fabric.switches):
@@ -170,3 +188,21 @@ def test_packets_take_the_lanes_the_policy_names() -> None:
     assert roce.pfc and roce.headroom and roce.ecn is not None and roce.pg == roce.tc == 3
     assert cnp.scheduler == ("strict", None) and not cnp.pfc and cnp.ecn is None
     assert len({roce.tc, cnp.tc, storage.tc}) == 3
+
+
+def test_lossless_storage_renders_valid_files() -> None:
+    """The two-lossless-priority variant passes both vendor schemas too (PG 4 and its profile, the pool)."""
+    from fabricgen.render.check import nvue_oracle, nvue_releases, sonic_oracle
+    from tests.conftest import require
+
+    sonic = sonic_oracle()
+    require(sonic is not None and bool(nvue_releases()), "libyang or nvueschema not installed")
+    assert sonic is not None
+    for platform in ("sonic", "nvue"):
+        fabric = lossless_storage(platform)
+        qos = compute(fabric)
+        for name in sorted(fabric.switches):
+            text = render_device(fabric, name, qos).main
+            oracle = sonic if platform == "sonic" else nvue_oracle(fabric.switches[name].release)
+            assert oracle is not None
+            assert oracle.problems(text) == [], (platform, name)
