@@ -246,3 +246,30 @@ def test_roce_mode_keeps_the_policys_roce_and_cnp_lanes() -> None:
         assert (tc, tc in pq.pfc_priorities) == (prio, pfc)
         got = pq.ecn.get(tc)
         assert (None if got is None else (got.min_bytes, got.max_bytes)) == ecn
+
+
+def test_unknown_tier_release_is_one_input_error(tmp_path: Path) -> None:
+    """A release on an intent tier is checked against the tier's platform, reported once (not per leaf)."""
+    inv = tmp_path / "su1"
+    shutil.copytree(INVENTORIES / "su1", inv)
+    f = inv / "fabric.yaml"
+    text = f.read_text(encoding="utf-8")
+    f.write_text(text.replace("leaf: {model: sn5600}", "leaf: {model: sn5600, release: '5.99'}"), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        resolve(load_inventory(inv))
+    lines = [str(p) for p in info.value.problems]
+    assert lines == [f"{f}:15:27: intent.rail_optimized.leaf.release: unknown nvue release '5.99'; one of 5.9, 5.10, "
+                     "5.11, 5.12, 5.13, 5.14, 5.15, 5.16, 5.17, 5.18"]
+
+
+def test_tier_release_overrides_the_fabric() -> None:
+    loaded = load_inventory(INVENTORIES / "su1")
+    inv = loaded.inventory
+    assert inv.intent is not None
+    ro = inv.intent.rail_optimized
+    ro = ro.model_copy(update={"leaf": ro.leaf.model_copy(update={"release": "5.16"})})
+    inv = inv.model_copy(update={"intent": inv.intent.model_copy(update={"rail_optimized": ro}),
+                                 "fabric": inv.fabric.model_copy(update={"releases": {"nvue": "5.15"}})})
+    fabric = resolve(dataclasses.replace(loaded, inventory=inv))
+    by_role = {(s.role.value, s.release) for s in fabric.switches.values()}
+    assert by_role == {("leaf", "5.16"), ("spine", "5.15")}

@@ -262,9 +262,13 @@ class _Resolver:
         if sp.release is not None:
             problem = release_problem(platform, sp.release)
             if problem is not None:
-                if (sp.src, problem) not in self.release_problems:
-                    self.release_problems.add((sp.src, problem))
-                    self.problem(sp.src, f"{where}.release", problem)
+                src, field_path = sp.src, f"{where}.release"
+                if not any(s.name == sp.name for s in self.inv.switches):  # from an intent tier: point at it
+                    tier = ("intent", "rail_optimized", sp.role.value, "release")
+                    src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+                if (src, problem) not in self.release_problems:
+                    self.release_problems.add((src, problem))
+                    self.problem(src, field_path, problem)
                 return ""
         return resolve_release(platform, sp.release, self.inv.fabric.releases)
 
