@@ -162,7 +162,7 @@ def test_roce_lldp_tlv_pool_and_adaptive_routing() -> None:
     cfg = doc(rendered("lab")["leaf1"])
     assert cfg["service"]["lldp"]["application-tlv"]["udp-port"]["4791"] == {"priority": 3}
     pools = cfg["qos"]["traffic-pool"]
-    assert pools["roce-lossless"]["switch-priority"] == {"3": {}}
+    assert pools["default-lossless"]["switch-priority"] == {"3": {}}
     assert sum(p["memory-percent"] for p in pools.values()) <= 100
     assert set(pools["default-lossy"]["switch-priority"]) == {"0", "1", "2", "4", "5", "6", "7"}
     # SN5600 is Spectrum-4 (Spectrum-X): adaptive routing globally and on every switch-to-switch port

@@ -152,7 +152,7 @@ def nvue_walk(cfg: dict[str, Any], port: str, dscp: int) -> Outcome:
         and pfc_profile["rx"] == pfc_profile["tx"] == "enable"
     headroom = pfc and int(pfc_profile["xoff-threshold"]) > 0 if pfc_profile else False
     if pfc:  # the priority's buffer comes from the lossless pool
-        assert str(sp) in q["traffic-pool"]["roce-lossless"]["switch-priority"]
+        assert str(sp) in q["traffic-pool"]["default-lossless"]["switch-priority"]
     cc = q["congestion-control"][iq["congestion-control"]["profile"]]["traffic-class"].get(str(queue))
     ecn = (cc["min-threshold"], cc["max-threshold"], cc["probability"]) if cc and cc["ecn"] == "enable" else None
     ets = q["egress-scheduler"][iq["egress-scheduler"]["profile"]]["traffic-class"][str(queue)]

@@ -562,7 +562,7 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
     pools: tuple[TrafficPool, ...] = ()
     if qos is not None and qos.pfc_priorities:
         lossy = tuple(p for p in range(8) if p not in qos.pfc_priorities)
-        pools = (TrafficPool("default-lossy", 50, lossy), TrafficPool("roce-lossless", 50, qos.pfc_priorities))
+        pools = (TrafficPool("default-lossy", 50, lossy), TrafficPool("default-lossless", 50, qos.pfc_priorities))
     return NvueData(
         on="enabled" if new else "on",
         enable_key="state" if new else "enable",
