@@ -260,7 +260,6 @@ class DeviceData:
     qos: DeviceQos | None
     release: str = ""  # NOS release rendered for ("5.14", "202411"); "" where syntax does not vary
     nvue: NvueData | None = None  # NVUE only
-    cable_classes: tuple[CableClass, ...] = ()  # SONiC only: the cable lengths written to CABLE_LENGTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -635,10 +634,6 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
             if i.qos is not None and i.qos.profile not in used:
                 used.append(i.qos.profile)
         device_qos = _device_qos(sq, blocks, used)
-    cables: tuple[CableClass, ...] = ()
-    if sw.platform == "sonic":
-        cables = tuple(sorted({cable_class(i.qos.cable_m) for i in interfaces if i.qos is not None},
-                              key=lambda c: c.length_m))
     return DeviceData(
         name=sw.name,
         platform=sw.platform,
@@ -659,5 +654,4 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         qos=device_qos,
         release=sw.release,
         nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
-        cable_classes=cables,
     )
