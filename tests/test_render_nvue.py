@@ -273,3 +273,14 @@ def test_tier_release_overrides_the_fabric() -> None:
     fabric = resolve(dataclasses.replace(loaded, inventory=inv))
     by_role = {(s.role.value, s.release) for s in fabric.switches.values()}
     assert by_role == {("leaf", "5.16"), ("spine", "5.15")}
+
+
+@pytest.mark.parametrize("release", ["5.14", "5.15"])
+def test_underlay_only_render_validates(release: str) -> None:
+    """Without QoS (render_device with no qos) there is no lldp TLV, pool or watchdog, and the file is valid."""
+    schema = oracle(release)
+    fabric = nvue_fabric("lab", release)
+    for name in sorted(fabric.switches):
+        text = render_device(fabric, name).main
+        assert schema.problems(text) == [], name
+        assert "qos" not in doc(text)

@@ -56,7 +56,8 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
         for f in render_device(fabric, name, qos).files:
             _write(root / f.path, f.content)
             written += 1
-            if f.path.endswith(ORACLE_FILES.get(sw.platform, "\0")):
+            oracle_file = ORACLE_FILES.get(sw.platform)
+            if oracle_file is not None and f.path.endswith(oracle_file):
                 to_check.append(ToCheck(str(root / f.path), sw.platform, sw.release, f.content))
     hosts = 0
     if not devices:
