@@ -1,11 +1,8 @@
 """SONiC: config_db.json validated against SONiC's YANG models with libyang; frr.conf with vtysh --dryrun.
 
-The models are read from ``FABRICGEN_SONIC_YANG`` (default ``../shared/sonic-yang`` next to the repo).
-Each config_db table is translated into YANG instance data the way SONiC's ``sonic_yang_ext.py`` does
-(table → container of the module that defines it; ``key1|key2`` → list keys; map tables such as
-DSCP_TO_TC_MAP → their inner key/value list; values typed as the model says, since stock libyang does
-not accept numbers as strings) and validated with leafrefs resolved (BUFFER_PG → BUFFER_PROFILE,
-PORT_QOS_MAP → DSCP_TO_TC_MAP, QUEUE → WRED_PROFILE/SCHEDULER, INTERFACE → PORT …).
+The models are the ones fabricgen ships (``fabricgen/data/sonic-yang``, a sonic-buildimage snapshot; set
+``FABRICGEN_SONIC_YANG`` to try another directory). The config_db → YANG instance translation is
+:class:`fabricgen.render.check.SonicYang`, the same oracle ``fabricgen render --check`` runs.
 """
 
 from __future__ import annotations
@@ -21,12 +18,13 @@ from hypothesis import strategies as st
 
 from fabricgen.qos import compute
 from fabricgen.render import render_device
+from fabricgen.render.check import SONIC_YANG_DIR, SonicYang
 from fabricgen.render.data import build_device
 from fabricgen.render.sonic import config_db, dumps_config_db, index_ranges
-from tests.conftest import INVENTORIES, ROOT, load_fabric, require
+from tests.conftest import INVENTORIES, load_fabric, require
 from tests.test_render_frr import vtysh_dryrun
 
-YANG_DIR = Path(os.environ.get("FABRICGEN_SONIC_YANG", str(ROOT.parent / "shared" / "sonic-yang")))
+YANG_DIR = Path(os.environ.get("FABRICGEN_SONIC_YANG", str(SONIC_YANG_DIR)))
 
 
 def _libyang() -> Any:
@@ -36,111 +34,6 @@ def _libyang() -> Any:
         require(False, "python libyang binding not installed (apt-get install libyang2-dev; pip install -e '.[yang]')")
     require(YANG_DIR.is_dir(), f"SONiC YANG models not found at {YANG_DIR} (set FABRICGEN_SONIC_YANG)")
     return libyang
-
-
-class SonicYang:
-    """SONiC's models loaded into one libyang context, plus the config_db → instance-data translation."""
-
-    def __init__(self, libyang: Any, models: Path) -> None:
-        self.ly = libyang
-        self.ctx = libyang.Context(str(models))
-        self.tables: dict[str, tuple[str, Any]] = {}  # table → (module name, container schema node)
-        names = sorted({path.stem.split("@")[0] for path in models.glob("*.yang")})
-        for name in names:
-            self.ctx.load_module(name)
-        # walk the schema only once everything is loaded (loading a module recompiles the context)
-        for name in names:
-            for top in self.ctx.get_module(name).children():
-                if not isinstance(top, libyang.SContainer):
-                    continue
-                for table in top.children():
-                    if isinstance(table, libyang.SContainer):
-                        self.tables[table.name()] = (name, table)
-
-    # --- values
-    def _value(self, node: Any, raw: Any) -> Any:
-        ly = self.ly
-        base = node.type().base()
-        types = [node.type()]
-        if base == ly.Type.UNION:
-            types = list(node.type().union_types())
-        if isinstance(raw, list):
-            return [self._scalar(types, r) for r in raw]
-        return self._scalar(types, raw)
-
-    def _scalar(self, types: list[Any], raw: Any) -> Any:
-        ly = self.ly
-        ints = (ly.Type.INT8, ly.Type.INT16, ly.Type.INT32, ly.Type.UINT8, ly.Type.UINT16, ly.Type.UINT32)
-        for t in types:
-            b = t.base()
-            if b == ly.Type.LEAFREF:
-                b = t.leafref_type().base()
-            if b in ints:
-                try:
-                    return int(raw)
-                except ValueError:
-                    continue
-            if b == ly.Type.BOOL and str(raw).lower() in ("true", "false"):
-                return str(raw).lower() == "true"
-        return str(raw)
-
-    # --- tables
-    def instance(self, db: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, dict[str, Any]] = {}
-        for table, rows in db.items():
-            assert table in self.tables, f"table {table} is not in any loaded SONiC model"
-            module, container = self.tables[table]
-            out.setdefault(f"{module}:{module}", {})[f"{module}:{table}"] = self._table(container, rows)
-        return out
-
-    def _table(self, container: Any, rows: dict[str, Any]) -> dict[str, Any]:
-        ly = self.ly
-        children = list(container.children())
-        sub_containers = {c.name(): c for c in children if isinstance(c, ly.SContainer)}
-        lists = [c for c in children if isinstance(c, ly.SList)]
-        result: dict[str, Any] = {}
-        for key, fields in rows.items():
-            if key in sub_containers:
-                result[key] = self._fields(sub_containers[key], fields)
-                continue
-            parts = key.split("|")
-            matches = [lst for lst in lists if len(list(lst.keys())) == len(parts)]
-            assert matches, f"{container.name()}: no list takes key {key!r}"
-            lst = matches[0]
-            entry = {k.name(): self._value(k, v) for k, v in zip(lst.keys(), parts, strict=True)}
-            entry.update(self._fields(lst, fields))
-            result.setdefault(lst.name(), []).append(entry)
-        return result
-
-    def _fields(self, node: Any, fields: dict[str, Any]) -> dict[str, Any]:
-        ly = self.ly
-        is_list = isinstance(node, ly.SList)
-        keys = {k.name() for k in node.keys()} if is_list else set()  # noqa: SIM118 (libyang, not a dict)
-        by_name = {c.name(): c for c in node.children() if c.name() not in keys}
-        inner = [c for c in by_name.values() if isinstance(c, ly.SList)]
-        out: dict[str, Any] = {}
-        for name, raw in fields.items():
-            if name in by_name and not isinstance(by_name[name], ly.SList):
-                child = by_name[name]
-                if isinstance(child, ly.SLeafList) and isinstance(raw, str):
-                    raw = raw.split(",")
-                out[name] = self._value(child, raw)
-            else:
-                # a map table (DSCP_TO_TC_MAP name → {dscp: tc}): one inner list of key + value
-                assert len(inner) == 1, f"{node.name()}: unknown field {name!r}"
-                lst = inner[0]
-                (key_node,) = list(lst.keys())
-                (val_node,) = [c for c in lst.children() if c.name() != key_node.name()]
-                out.setdefault(lst.name(), []).append(
-                    {key_node.name(): self._value(key_node, name), val_node.name(): self._value(val_node, raw)}
-                )
-        return out
-
-    def validate(self, db: dict[str, Any]) -> None:
-        text = json.dumps(self.instance(db))
-        tree = self.ctx.parse_data_mem(text, "json", strict=True, validate_present=True)
-        assert tree is not None
-        tree.free()
 
 
 @pytest.fixture(scope="module")
@@ -154,10 +47,13 @@ def lab_qos() -> Any:
     return fabric, compute(fabric)
 
 
-def test_models_present_in_ci() -> None:
-    """The shared YANG directory is part of CI: there, its absence is a failure, not a skip."""
-    require(YANG_DIR.is_dir(), f"SONiC YANG models not found at {YANG_DIR}")
-    assert (YANG_DIR / "sonic-port.yang").is_file()
+def test_models_ship_with_the_package() -> None:
+    """The models are package data with their license and provenance, so any checkout (and a wheel) has them."""
+    assert (SONIC_YANG_DIR / "sonic-port.yang").is_file()
+    assert "Apache License" in (SONIC_YANG_DIR / "LICENSE").read_text(encoding="utf-8")
+    assert "086b03bd70f9e211aaaf5f6aefe0790b508d2a94" in (SONIC_YANG_DIR / "SOURCE.txt").read_text(encoding="utf-8")
+    modules = {p.stem for p in SONIC_YANG_DIR.glob("*.yang")}
+    assert {"sonic-port-qos-map", "sonic-buffer-pg", "sonic-tc-priority-group-map", "sonic-cable-length"} <= modules
 
 
 def test_every_lab_config_db_validates(sonic_yang: SonicYang, lab_qos: Any) -> None:
@@ -184,15 +80,22 @@ def test_validator_catches_a_string_speed(sonic_yang: SonicYang, lab_qos: Any) -
         sonic_yang.validate(db)
 
 
-def test_multi_unit_sonic_validates(sonic_yang: SonicYang) -> None:
-    """The multi-unit example rendered as SONiC (platform overridden) validates too (a sample of switches)."""
+BUNDLED = ("lab", "su1", "multi-su", "expansion/before", "expansion/after")
+
+
+@pytest.mark.parametrize("inventory", BUNDLED)
+def test_every_bundled_switch_validates_as_sonic(sonic_yang: SonicYang, inventory: str) -> None:
+    """Every switch of every bundled inventory, moved to SONiC, passes libyang with all leafrefs resolved."""
     from tests.test_render_common import fabric_as
 
-    fabric = fabric_as(INVENTORIES / "multi-su", "sonic")
+    fabric = fabric_as(INVENTORIES / inventory, "sonic")
     qos = compute(fabric)
-    names = sorted(fabric.switches)
-    for name in names[:: max(1, len(names) // 12)]:
-        sonic_yang.validate(json.loads(render_device(fabric, name, qos).main))
+    checked = 0
+    for name in sorted(fabric.switches):
+        problems = sonic_yang.problems(render_device(fabric, name, qos).main)
+        assert problems == [], f"{inventory}/{name}: {problems}"
+        checked += 1
+    assert checked == len(fabric.switches) > 0
 
 
 def test_sonic_tables_carry_the_roce_policy(lab_qos: Any) -> None:
@@ -220,10 +123,26 @@ def test_sonic_tables_carry_the_roce_policy(lab_qos: Any) -> None:
     pq = qos.port("leaf1", "Ethernet0")
     profile = db["BUFFER_PROFILE"][db["BUFFER_PG"]["Ethernet0|3"]["profile"]]
     assert profile["xoff"] == str(pq.headroom[3].xoff_bytes) and profile["size"] == str(pq.headroom[3].size_bytes)
-    assert db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] == "3m"
+    # 3 m host cables and 30 m uplinks are not in SONiC's lookup table: the next longer class is written
+    lengths = {fabric.links[p.link].length_m for p in fabric.switches["leaf1"].ports}
+    assert lengths == {3.0, 30.0}
+    assert db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] == "5m"
+    assert set(db["CABLE_LENGTH"]["AZURE"].values()) == {"5m", "40m"}
+    # the switch-wide DSCP map newer SONiC reads, next to the per-port bindings
+    assert db["PORT_QOS_MAP"]["global"] == {"dscp_to_tc_map": pqm["dscp_to_tc_map"]}
+    # lossy TCs share PG0, the lossless TC keeps its own PG (SONiC's RoCE default)
+    assert db["TC_TO_PRIORITY_GROUP_MAP"]["AI_RDMA"] == {"0": "0", "1": "0", "2": "0", "3": "3", "4": "0",
+                                                         "5": "0", "6": "0", "7": "0"}
     assert db["PFC_WD"]["Ethernet0"]["action"] == "drop"
     for i in db["PORT"]:
         assert i in db["PORT_QOS_MAP"] and f"{i}|3" in db["BUFFER_PG"]
+
+
+def test_cable_class_rounds_up_to_sonic_lookup_lengths() -> None:
+    from fabricgen.render.data import cable_class
+
+    assert [cable_class(m).written for m in (1, 5, 6, 40, 41, 300)] == ["5m", "5m", "40m", "40m", "300m", "300m"]
+    assert cable_class(301).written == "301m" and not cable_class(301).standard
 
 
 def test_lossy_queues_fold_into_ranges_as_sonic_writes_them(lab_qos: Any) -> None:
@@ -260,3 +179,15 @@ def test_sonic_frr_conf_passes_vtysh(tmp_path: Path, lab_qos: Any) -> None:
     fabric, qos = lab_qos
     for name in sorted(fabric.switches):
         vtysh_dryrun(tmp_path, render_device(fabric, name, qos).file("frr.conf").content)
+
+
+def test_explain_shows_the_cable_class_and_release() -> None:
+    from click.testing import CliRunner
+
+    from fabricgen.cli import app
+
+    result = CliRunner().invoke(app, ["explain", str(INVENTORIES / "lab"), "leaf1:Ethernet0", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    values = {v["name"]: (v["value"], v["source"]) for v in json.loads(result.output)["values"]}
+    assert values["nos release"] == ("sonic 202411", "default")
+    assert values["sonic CABLE_LENGTH"][0].startswith("5m (standard class for 3 m")

@@ -47,7 +47,7 @@ def base_tree() -> dict[str, Any]:
             "switches": {
                 "sw800": {
                     "vendor": "NVIDIA",
-                    "asic": "Spectrum-4",
+                    "asic": "Tomahawk-5",  # no ASIC-specific features (adaptive routing is Spectrum-4/5 only)
                     "ports": 64,
                     "native_speed": "800G",
                     "lanes": 8,
@@ -311,16 +311,20 @@ def test_config_injection_through_catalog_text_is_refused(
 
 def test_rendering_refuses_a_control_character_even_past_the_schema() -> None:
     """The second line of defence: a value that skipped the schema still cannot start a line of its own."""
-    fabric = resolve(load_inventory(write_tree_tmp(base_tree())))
-    data = build_device(fabric, "leaf1")
+    loaded = load_inventory(write_tree_tmp(base_tree()))
+    data = build_device(resolve(loaded), "leaf1")
     hostile_port = replace(data.interfaces[0], description=ASIC_PAYLOAD)
     for platform in ("eos", "junos", "nxos", "nvue", "frr"):
+        data = build_device(resolve(retarget(loaded, platform)), "leaf1")  # the platform's own data (NVUE syntax)
+        hostile_port = replace(data.interfaces[0], description=ASIC_PAYLOAD)
         with pytest.raises(UnsafeValue, match=r"control character '\\n'"):
             render_data(replace(data, platform=platform, interfaces=(hostile_port, *data.interfaces[1:])))
         if platform in ("eos", "junos", "nxos"):  # the templates that print the ASIC
             with pytest.raises(UnsafeValue, match=r"control character '\\n'"):
                 render_data(replace(data, platform=platform, asic=ASIC_PAYLOAD))
     # SONiC's config_db.json is built as data and JSON-escaped: the value survives as one JSON string
+    data = build_device(resolve(loaded), "leaf1")
+    hostile_port = replace(data.interfaces[0], description=ASIC_PAYLOAD)
     sonic = render_data(replace(data, platform="sonic", interfaces=(hostile_port, *data.interfaces[1:])))
     doc = json.loads(sonic.main)
     assert ASIC_PAYLOAD in [row.get("description") for row in doc["PORT"].values()]
@@ -561,9 +565,9 @@ def test_every_platform_renders_the_plain_fabric(tmp_path: Path) -> None:
     assert {p for p, _, _ in files} == {*ALL, "host"}
     assert set(PLATFORMS) == set(ALL)
     eos = files["eos", "leaf1", "startup-config"]
-    assert eos.splitlines()[0] == "! leaf1: leaf of fabric trust (sw800, Spectrum-4)"
+    assert eos.splitlines()[0] == "! leaf1: leaf of fabric trust (sw800, Tomahawk-5)"
     junos = files["junos", "leaf1", "config.set"]
-    assert 'set system description "leaf of fabric trust (sw800, Spectrum-4)"' in junos.splitlines()
+    assert 'set system description "leaf of fabric trust (sw800, Tomahawk-5)"' in junos.splitlines()
 
 
 @given(

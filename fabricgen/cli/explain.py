@@ -15,6 +15,34 @@ def _prios(values: frozenset[int]) -> str:
     return ",".join(str(p) for p in sorted(values)) or "none"
 
 
+def _platform_rows(fabric: Any, device: str, pq: Any) -> list[tuple[str, str, str]]:
+    """How the port's platform and release write what the rows above computed, where it differs."""
+    from fabricgen.inventory.releases import DEFAULT_RELEASE
+    from fabricgen.render.data import cable_class, nvue_watchdog
+
+    sw = fabric.switches[device]
+    rows: list[tuple[str, str, str]] = []
+    if sw.release:
+        if fabric.settings.releases.get(sw.platform) == sw.release:
+            source = f"inventory:fabric.releases.{sw.platform}"
+        elif sw.release == DEFAULT_RELEASE.get(sw.platform):
+            source = "default"
+        else:
+            source = "inventory:release"
+        rows.append(("nos release", f"{sw.platform} {sw.release}", source))
+    if sw.platform == "sonic" and pq.headroom:
+        head = next(iter(pq.headroom.values()))
+        c = cable_class(-(-int(head.cable_m * 1000) // 1000))
+        how = (f"standard class for {c.length_m} m (SONiC's lookup has 5/40/300 m); BUFFER_PG profiles computed "
+               f"for {c.length_m} m" if c.standard else "longer than SONiC's classes: the real length")
+        rows.append(("sonic CABLE_LENGTH", f"{c.written} ({how})", "render:sonic"))
+    if sw.platform == "nvue" and pq.watchdog is not None:
+        polling, robustness, detect = nvue_watchdog(pq.watchdog.detection_ms)
+        rows.append(("nvue pfc-watchdog", f"polling-interval {polling} ms x robustness {robustness} = {detect} ms; "
+                     "NVUE has no restoration time", "render:nvue"))
+    return rows
+
+
 def port_rows(fabric: Any, device: str, port: str) -> list[tuple[str, str, str]] | None:
     """``(value name, value, source)`` rows for a switch port or host NIC; ``None`` when unknown."""
     from fabricgen.qos import compute
@@ -81,6 +109,7 @@ def port_rows(fabric: Any, device: str, port: str) -> list[tuple[str, str, str]]
                 b.source,
             )
         )
+        rows += _platform_rows(fabric, device, pq)
         return rows
     nic = qos.nics.get((device, port))
     if nic is None:

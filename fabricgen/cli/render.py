@@ -9,6 +9,7 @@ import click
 from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, guarded, stderr_console, stdout_console, writing
 from fabricgen.cli.gate import allow_findings_option, blocking, summary
 from fabricgen.inventory.catalog import PLATFORMS
+from fabricgen.render.check import Checked, ToCheck, check_files
 
 
 @click.command()
@@ -17,16 +18,21 @@ from fabricgen.inventory.catalog import PLATFORMS
 @click.option("--platform", "platform_name", type=click.Choice(sorted(PLATFORMS)), default=None,
               help="Render every switch for this platform instead.")
 @click.option("--device", "devices", multiple=True, help="Render only this switch (repeatable).")
+@click.option("--check", "check", is_flag=True,
+              help="Validate what was written with the NOS vendor's schema: SONiC config_db.json with libyang and "
+                   "SONiC's YANG models (the yang extra), NVUE startup.yaml with NVIDIA's NVUE schema of the "
+                   "switch's release (the oracles extra). Exits 1 if a file fails.")
 @allow_findings_option
 @guarded
-def render(inventory: str, out_dir: str, platform_name: str | None, devices: tuple[str, ...],
+def render(inventory: str, out_dir: str, platform_name: str | None, devices: tuple[str, ...], check: bool,
            allow_findings: frozenset[str]) -> None:
     """Render INVENTORY into OUTPUT/<switch>/<files> and OUTPUT/hosts/<node>/{nic-qos.sh,nccl.env}.
 
     Output is deterministic: a second run writes byte-identical files (unchanged files are not rewritten).
     Every check runs too: with error findings the files are still written, the findings are counted on
     stderr and the exit code is 1 (unless --allow-findings names each failing rule), so a pipeline never
-    ships what `fabricgen validate` rejects. Exits 3 on input errors or an output path that cannot be written.
+    ships what `fabricgen validate` rejects. With --check, 1 also when a written file fails its platform's
+    schema. Exits 3 on input errors or an output path that cannot be written.
     """
     from fabricgen.inventory.load import load_inventory
     from fabricgen.qos import compute
@@ -48,10 +54,15 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     root = Path(out_dir)
     written = 0
     writer = _Writer(root)
+    to_check: list[ToCheck] = []
     with writing(root):
         for name in sorted(devices or fabric.switches):
+            sw = fabric.switches[name]
             for f in render_device(fabric, name, qos).files:
                 writer.write(f.path, f.content)
+                oracle_file = ORACLE_FILES.get(sw.platform)
+                if oracle_file is not None and f.path.endswith(oracle_file):
+                    to_check.append(ToCheck(str(root / f.path), sw.platform, sw.release, f.content))
                 written += 1
         hosts = 0
         if not devices:
@@ -63,14 +74,42 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     count = len(devices) if devices else len(fabric.switches)
     stdout_console().print(f"rendered {count} switch(es) and {hosts} host(s): {written} files in {root}",
                            markup=False)
+    code = EXIT_OK
+    if check:
+        platforms = {fabric.switches[n].platform for n in (devices or fabric.switches)}
+        code = _report_checks(check_files(to_check), platforms - set(ORACLE_FILES))
     refused, waived = blocking(fabric, allow_findings)
     if waived:
         err.print(f"render: {summary(waived)} allowed by --allow-findings", markup=False)
     if refused:
         err.print(f"render: {summary(refused)}: the files were written, but `fabricgen validate {inventory}` "
                   "rejects this fabric", markup=False)
-        raise SystemExit(EXIT_FINDINGS)
-    raise SystemExit(EXIT_OK)
+        code = EXIT_FINDINGS
+    raise SystemExit(code)
+
+
+ORACLE_FILES = {"sonic": "/config_db.json", "nvue": "/startup.yaml"}
+"""The file of each platform that has an oracle (:mod:`fabricgen.render.check`)."""
+
+
+def _report_checks(results: list[Checked], without: set[str]) -> int:
+    """One line per platform and release saying which oracle ran over how many files, then one line per
+    problem (stderr); the exit code: 1 if any file failed."""
+    out, err = stdout_console(), stderr_console()
+    failed = False
+    for r in results:
+        if not r.ran:
+            out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False)
+            continue
+        bad = len({path for path, _ in r.problems})
+        verdict = f"{bad} of {r.files} file(s) invalid" if bad else f"{r.files} file(s) valid"
+        out.print(f"check {r.platform} {r.release}: {r.oracle}: {verdict}", markup=False)
+        for path, problem in r.problems:
+            err.print(f"{path}: {problem}", markup=False, soft_wrap=True)
+        failed = failed or bad > 0
+    for plat in sorted(without):
+        out.print(f"check {plat}: no schema oracle for this platform", markup=False)
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 class _Writer:
@@ -89,8 +128,6 @@ class _Writer:
         try:
             if path.read_text(encoding="utf-8") == text:
                 return
-        except FileNotFoundError:
-            pass
-        except (UnicodeDecodeError, IsADirectoryError):
+        except (FileNotFoundError, UnicodeDecodeError, IsADirectoryError):
             pass
         path.write_text(text, encoding="utf-8")

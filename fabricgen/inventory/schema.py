@@ -278,6 +278,20 @@ class CableDefaults(Strict):
     spine_core: float = Field(default=300.0, gt=0, le=10_000)
 
 
+def _releases(value: dict[str, str]) -> dict[str, str]:
+    from fabricgen.inventory.releases import release_problem
+
+    for plat, release in value.items():
+        problem = release_problem(plat, release)
+        if problem is not None:
+            raise ValueError(problem)
+    return value
+
+
+Release = Annotated[str, Field(min_length=1, max_length=16, pattern=r"^[0-9][0-9.]*$")]
+"""A NOS release: ``"5.14"`` (NVUE), ``"202411"`` (SONiC). See :mod:`fabricgen.inventory.releases`."""
+
+
 class FabricSettings(Strict):
     name: Name
     switch_mtu: int = Field(default=9216, ge=1500, le=9216)
@@ -287,6 +301,9 @@ class FabricSettings(Strict):
     oversubscription: Oversubscription = Oversubscription()
     failure: FailureTargets = FailureTargets()
     cable_defaults: CableDefaults = CableDefaults()
+    releases: Annotated[dict[str, Release], AfterValidator(_releases)] = Field(
+        default_factory=dict, description="NOS release per platform, e.g. {nvue: '5.14', sonic: '202411'}"
+    )
 
 
 # --------------------------------------------------------------------------- lossless QoS policy
@@ -349,6 +366,9 @@ class QosOverride(Strict):
     pfc_threshold: PfcThresholdSpec | None = None
     pfc_watchdog: WatchdogSpec | None = None
     watchdog_enabled: bool | None = None
+    roce_mode: Literal["lossless"] | None = Field(
+        default=None, description="NVUE only (qos.platforms.nvue): NVIDIA's `qos roce` object sets the RoCE policy"
+    )
 
 
 class NcclSpec(Strict):
@@ -397,6 +417,16 @@ class QosPolicy(QosOverride):
                 raise ValueError(f"exactly one lane with purpose {purpose!r} is required")
         return lanes
 
+    @model_validator(mode="after")
+    def _roce_mode_on_nvue_only(self) -> QosPolicy:
+        if self.roce_mode is not None:
+            raise ValueError("roce_mode is an NVUE setting: write it under qos.platforms.nvue")
+        for where, override in [*(("platforms." + k, v) for k, v in self.platforms.items() if k != "nvue"),
+                                *(("roles." + k, v) for k, v in self.roles.items())]:
+            if override.roce_mode is not None:
+                raise ValueError(f"{where}.roce_mode: an NVUE setting, only valid under qos.platforms.nvue")
+        return self
+
 
 class NicQosOverride(Strict):
     """Per-node NIC settings that replace the fabric policy's (a disagreement is reported as a finding)."""
@@ -423,6 +453,7 @@ class Switch(Strict):
     unit: int | None = Field(default=None, ge=1, description="scalable unit (leaves)")
     rails: list[Annotated[int, Field(ge=0, le=63)]] = Field(default_factory=list, description="rails served (leaves)")
     pod: int | None = Field(default=None, ge=0, description="pod (spines)")
+    release: Release | None = Field(default=None, description="NOS release; unset: fabric.releases or the default")
 
 
 class Node(Strict):
@@ -459,12 +490,14 @@ class Link(Strict):
 class TierIntent(Strict):
     model: Name
     platform: Name | None = None
+    release: Release | None = Field(default=None, description="NOS release of the tier's switches")
     count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
 
 
 class LeafIntent(Strict):
     model: Name
     platform: Name | None = None
+    release: Release | None = Field(default=None, description="NOS release of the leaves")
     uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from fabricgen.inventory.releases import at_least
 from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
 from fabricgen.render.platforms import platform as get_platform
@@ -254,6 +255,33 @@ class Cage:
 
 
 @dataclass(frozen=True, slots=True)
+class TrafficPool:
+    """An NVUE shared-buffer traffic pool and the switch priorities it holds."""
+
+    name: str
+    memory_percent: int
+    priorities: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NvueData:
+    """What NVUE needs beyond the common data: the release's words and the NVUE-only RoCE objects."""
+
+    on: str  # the word that turns a feature on: "on" up to 5.14, "enabled" from 5.15
+    enable_key: str  # the leaf that holds it: "enable" up to 5.14, "state" from 5.15
+    ip_key: str  # interface addresses live under "ip" up to 5.14, "ipv4" from 5.15
+    lldp_parent: str  # LLDP is a "service" up to 5.14 and under "system" from 5.15
+    roce_mode: str | None  # "lossless": NVIDIA's `qos roce` object instead of the explicit QoS profiles
+    roce_udp_port: int  # RoCEv2's UDP port, announced in the LLDP application TLV
+    roce_priority: int
+    adaptive_routing: bool  # Spectrum-X adaptive routing (Spectrum-4 and later)
+    watchdog_polling_ms: int | None  # NVUE's PFC watchdog: detection = polling-interval × robustness
+    watchdog_robustness: int | None
+    watchdog_detection_ms: int | None  # what that product gives (the inventory's detection time, rounded up)
+    traffic_pools: tuple[TrafficPool, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceData:
     name: str
     platform: str
@@ -273,6 +301,17 @@ class DeviceData:
     lldp: bool
     eos_tx_queue: str  # EOS egress queue keyword of this model's family: "tx-queue" or "uc-tx-queue"
     qos: DeviceQos | None
+    release: str = ""  # NOS release rendered for ("5.14", "202411"); "" where syntax does not vary
+    nvue: NvueData | None = None  # NVUE only
+
+
+@dataclass(frozen=True, slots=True)
+class CableClass:
+    """A cable length as SONiC's buffer manager looks it up, for the ports with that real length."""
+
+    length_m: int  # the link's length, rounded up to a metre
+    written: str  # what CABLE_LENGTH says: "5m", "40m", "300m" (the smallest standard class ≥ length_m)
+    standard: bool  # True: a class of SONiC's standard pg_profile_lookup table; False: written as computed
 
 
 # --------------------------------------------------------------------------- helpers
@@ -589,6 +628,72 @@ def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
     )
 
 
+SONIC_CABLE_CLASSES = (5, 40, 300)
+"""Cable lengths (m) of SONiC's standard ``pg_profile_lookup.ini`` tables (buffermgrd looks headroom up by
+speed and one of these lengths; a length not in the table finds no entry)."""
+
+NVUE_WATCHDOG_POLLING_MS = 100
+"""NVUE's PFC-watchdog polling interval: the schema's minimum (100–5000 ms), so detection is as exact as NVUE allows."""
+
+
+def cable_class(length_m: int) -> CableClass:
+    """The CABLE_LENGTH value SONiC gets for a link of ``length_m``: the smallest standard class that is not
+    shorter (a longer assumed cable only adds headroom), or the length itself beyond the longest class.
+
+    >>> cable_class(3), cable_class(40).written, cable_class(301).written
+    (CableClass(length_m=3, written='5m', standard=True), '40m', '301m')
+    """
+    for c in SONIC_CABLE_CLASSES:
+        if length_m <= c:
+            return CableClass(length_m, f"{c}m", True)
+    return CableClass(length_m, f"{length_m}m", False)
+
+
+def nvue_watchdog(detection_ms: int) -> tuple[int, int, int]:
+    """NVUE's (polling-interval, robustness, resulting detection time) for a PFC-watchdog detection time.
+    NVUE detects a pause storm after ``robustness`` consecutive polls; the product is rounded up.
+
+    >>> nvue_watchdog(200), nvue_watchdog(250), nvue_watchdog(10)
+    ((100, 2, 200), (100, 3, 300), (100, 1, 100))
+    """
+    polling = NVUE_WATCHDOG_POLLING_MS
+    robustness = min(1000, max(1, -(-detection_ms // polling)))
+    return polling, robustness, polling * robustness
+
+
+def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueData:
+    new = at_least(sw.release, "5.15")
+    override = fabric.qos_policy.platforms.get("nvue")
+    polling = robustness = detection = None
+    if qos is not None and qos.watchdog is not None:
+        polling, robustness, detection = nvue_watchdog(qos.watchdog.detection_ms)
+    pools: tuple[TrafficPool, ...] = ()
+    if qos is not None and qos.pfc_priorities:
+        lossy = tuple(p for p in range(8) if p not in qos.pfc_priorities)
+        pools = (TrafficPool("default-lossy", 50, lossy), TrafficPool("default-lossless", 50, qos.pfc_priorities))
+    return NvueData(
+        on="enabled" if new else "on",
+        enable_key="state" if new else "enable",
+        ip_key="ipv4" if new else "ip",
+        lldp_parent="system" if new else "service",
+        roce_mode=override.roce_mode if override is not None else None,
+        roce_udp_port=ROCE_UDP_PORT,
+        roce_priority=qos.roce_tc if qos is not None else 3,
+        adaptive_routing=asic in ADAPTIVE_ROUTING_ASICS,
+        watchdog_polling_ms=polling,
+        watchdog_robustness=robustness,
+        watchdog_detection_ms=detection,
+        traffic_pools=pools,
+    )
+
+
+ROCE_UDP_PORT = 4791
+"""RoCEv2's IANA UDP destination port."""
+
+ADAPTIVE_ROUTING_ASICS = frozenset({"Spectrum-4", "Spectrum-5"})
+"""ASICs of NVIDIA's Spectrum-X, where Cumulus Linux offers adaptive routing."""
+
+
 def _device_qos(sq: SwitchQos, blocks: _QosBlocks, profiles_used: list[QosProfile]) -> DeviceQos:
     lossless: dict[int, LaneData] = {}
     pfc: set[int] = set()
@@ -667,4 +772,6 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         lldp=True,
         eos_tx_queue=model.eos_tx_queue,
         qos=device_qos,
+        release=sw.release,
+        nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
     )

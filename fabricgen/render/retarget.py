@@ -16,7 +16,9 @@ from fabricgen.topology.resolve import resolve
 
 
 def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
-    """``loaded`` with every switch on ``platform`` (explicit switches, intent tiers and cable ends)."""
+    """``loaded`` with every switch on ``platform`` (explicit switches, intent tiers and cable ends). Releases
+    written on a switch or tier belonged to the old platform and are dropped: ``fabric.releases`` (or the new
+    platform's default) applies."""
     fabric = resolve(loaded)
     lanes = {name: fabric.catalog.switches[sw.model].lanes for name, sw in fabric.switches.items()}
     rename = {
@@ -31,7 +33,7 @@ def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
 
     inv = loaded.inventory
     update: dict[str, object] = {
-        "switches": [s.model_copy(update={"platform": platform}) for s in inv.switches],
+        "switches": [s.model_copy(update={"platform": platform, "release": None}) for s in inv.switches],
         "links": [
             link.model_copy(update={"a": end(link.a), "b": end(link.b) if link.b else None}) for link in inv.links
         ],
@@ -39,10 +41,10 @@ def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
     if inv.intent is not None:
         ro = inv.intent.rail_optimized
         tiers: dict[str, object] = {
-            "leaf": ro.leaf.model_copy(update={"platform": platform}),
-            "spine": ro.spine.model_copy(update={"platform": platform}),
+            "leaf": ro.leaf.model_copy(update={"platform": platform, "release": None}),
+            "spine": ro.spine.model_copy(update={"platform": platform, "release": None}),
         }
         if ro.core is not None:
-            tiers["core"] = ro.core.model_copy(update={"platform": platform})
+            tiers["core"] = ro.core.model_copy(update={"platform": platform, "release": None})
         update["intent"] = inv.intent.model_copy(update={"rail_optimized": ro.model_copy(update=tiers)})
     return dataclasses.replace(loaded, inventory=inv.model_copy(update=update))

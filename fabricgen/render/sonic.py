@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from fabricgen.render.data import DeviceData, HeadroomData
+from fabricgen.render.data import DeviceData, HeadroomData, cable_class
 
 HWSKU = {
     "sn5600": ("Mellanox-SN5600-V256", "x86_64-nvidia_sn5600-r0"),
@@ -94,7 +94,7 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
     metadata["default_pfcwd_status"] = "enable" if q.watchdog is not None else "disable"
     db["DSCP_TO_TC_MAP"] = {m.name: {str(dscp): str(tc) for dscp, tc in m.entries} for m in q.dscp_maps}
     db["TC_TO_QUEUE_MAP"] = {"AI_RDMA": dict(IDENTITY)}
-    db["TC_TO_PRIORITY_GROUP_MAP"] = {"AI_RDMA": dict(IDENTITY)}
+    db["TC_TO_PRIORITY_GROUP_MAP"] = {"AI_RDMA": tc_to_pg(q.pfc_priorities)}
     db["MAP_PFC_PRIORITY_TO_QUEUE"] = {"AI_RDMA": dict(IDENTITY)}
     db["WRED_PROFILE"] = {
         e.name: {
@@ -164,17 +164,23 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
                 row["wred_profile"] = lane.ecn.name
             queues[f"{i.name}|{lane.queue}"] = row
         buffer_pg[f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
+        for prio in q.pfc_priorities:  # every PG the map uses gets a profile: lossy where this port has no PFC
+            buffer_pg[f"{i.name}|{prio}"] = {"profile": "ingress_lossy_profile"}
         for prio, h in iq.headroom:
             buffer_pg[f"{i.name}|{prio}"] = {"profile": h.name}
         if prof.pfc_priorities:
             buffer_queue[f"{i.name}|{prof.lossless_queues}"] = {"profile": "egress_lossless_profile"}
         for q_range in index_ranges(prof.lossy_queues):
             buffer_queue[f"{i.name}|{q_range}"] = {"profile": "egress_lossy_profile"}
-        cable[i.name] = iq.cable
+        cable[i.name] = cable_class(iq.cable_m).written
         if prof.watchdog is not None and prof.pfc_priorities:
             w = prof.watchdog
             pfc_wd[i.name] = {"action": w.action, "detection_time": str(w.detection_ms),
                               "restoration_time": str(w.restoration_ms)}
+    if q.dscp_maps:
+        # newer SONiC classifies by the switch-wide DSCP map of PORT_QOS_MAP|global (sonic-port-qos-map
+        # YANG: ifname "global"); the per-port entries stay for the ports' own bindings.
+        port_qos["global"] = {"dscp_to_tc_map": q.profiles[0].dscp_map if q.profiles else q.dscp_maps[0].name}
     db["PORT_QOS_MAP"] = port_qos
     db["QUEUE"] = queues
     db["BUFFER_PG"] = buffer_pg
@@ -184,6 +190,17 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
         pfc_wd["GLOBAL"] = {"POLL_INTERVAL": "100"}
         db["PFC_WD"] = pfc_wd
         db["FLEX_COUNTER_TABLE"] = {"PFCWD": {"FLEX_COUNTER_STATUS": "enable"}}
+
+
+def tc_to_pg(lossless: Iterable[int]) -> dict[str, str]:
+    """TC → priority group as SONiC's own RoCE buffer templates map it: each lossless TC to the PG of the same
+    number (where its headroom profile is), every lossy TC to PG 0 (the shared lossy PG).
+
+    >>> tc_to_pg([3, 4]) == {"0": "0", "1": "0", "2": "0", "3": "3", "4": "4", "5": "0", "6": "0", "7": "0"}
+    True
+    """
+    keep = set(lossless)
+    return {str(tc): str(tc if tc in keep else 0) for tc in range(8)}
 
 
 def index_ranges(indexes: Iterable[int]) -> list[str]:

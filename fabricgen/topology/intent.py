@@ -265,6 +265,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     (),
                     pod if three_tier else None,
                     src,
+                    release=intent.spine.release,
                 )
             )
     core_names: dict[tuple[int, int], str] = {}
@@ -289,6 +290,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                         (),
                         None,
                         src,
+                        release=intent.core.release,
                     )
                 )
 
@@ -314,6 +316,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     (r,),
                     pod if three_tier else None,
                     src,
+                    release=intent.leaf.release,
                 )
             )
             leaf_index = (unit_in_pod if three_tier else u) * rails + r

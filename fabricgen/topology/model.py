@@ -61,6 +61,7 @@ class Switch:
     pod: int | None
     ports: tuple[Port, ...]
     src: SourcePos | None = None
+    release: str = ""  # NOS release rendered for ("5.14"); "" on platforms without release-specific syntax
 
     def uplinks(self) -> Iterator[Port]:
         return (p for p in self.ports if p.kind is PortKind.UP)

@@ -15,6 +15,7 @@ from ipaddress import IPv4Network
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.catalog import PLATFORMS, merged
 from fabricgen.inventory.load import LoadedInventory
+from fabricgen.inventory.releases import release_problem, resolve_release
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
@@ -70,6 +71,7 @@ class _SwitchBuild:
     cages: int
     ports: list[Port] = field(default_factory=list)
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
+    release: str = ""
 
 
 @cache
@@ -117,6 +119,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             tuple(s.rails),
             s.pod,
             loaded.item_pos("switches", i),
+            release=s.release,
         )
         for i, s in enumerate(inv.switches)
     ]
@@ -147,6 +150,7 @@ class _Resolver:
         self.declared: dict[str, SourcePos | None] = {}
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
         self._items: dict[SourcePos, tuple[str, int]] | None = None
+        self.release_problems: set[tuple[SourcePos | None, str]] = set()
 
     def at(self, src: SourcePos | None, key: str) -> SourcePos | None:
         """The position of field ``key`` of the explicit switch, node or link written at ``src`` (its item's
@@ -282,11 +286,28 @@ class _Resolver:
                 assert platform is not None
                 first_id[sp.role, sp.id] = sp
                 builds[sp.name] = _SwitchBuild(
-                    sp, platform, model.native_speed, model.lanes, model.ports, modes=tuple(model.breakouts)
+                    sp, platform, model.native_speed, model.lanes, model.ports, modes=tuple(model.breakouts),
+                    release=self._release(sp, platform, where),
                 )
                 continue
             self.unusable.add(sp.name)
         return builds
+
+    def _release(self, sp: SwitchSpec, platform: str, where: str) -> str:
+        """The switch's NOS release; a release its platform does not have is a problem (reported once per
+        place it is written, as an intent tier names it for many switches)."""
+        if sp.release is not None:
+            problem = release_problem(platform, sp.release)
+            if problem is not None:
+                src, field_path = sp.src, f"{where}.release"
+                if not any(s.name == sp.name for s in self.inv.switches):  # from an intent tier: point at it
+                    tier = ("intent", "rail_optimized", sp.role.value, "release")
+                    src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+                if (src, problem) not in self.release_problems:
+                    self.release_problems.add((src, problem))
+                    self.problem(src, field_path, problem)
+                return ""
+        return resolve_release(platform, sp.release, self.inv.fabric.releases)
 
     def _nodes(self, specs: list[NodeSpec]) -> dict[str, NodeSpec]:
         out: dict[str, NodeSpec] = {}
@@ -526,7 +547,8 @@ class _Resolver:
                 continue
             ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
             out[name] = Switch(
-                name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src
+                name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
+                release=b.release,
             )
         return out
 

@@ -25,6 +25,7 @@ class SwitchSpec:
     rails: tuple[int, ...]
     pod: int | None
     src: SourcePos | None
+    release: str | None = None  # as written (switch or intent tier); resolved with the fabric's releases
 
 
 @dataclass(frozen=True, slots=True)

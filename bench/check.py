@@ -1,0 +1,67 @@
+"""Oracle benchmark: what `fabricgen render --check` costs, per platform.
+
+For each bundled inventory moved to SONiC and to NVUE, prints the time to load the oracle (once per
+process) and the files validated per second (median of 3 runs), with the 1-minute load average and the
+CPU model beside each figure. Run: ``python bench/check.py [INVENTORY ...]`` (default: multi-su).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from fabricgen.inventory.load import load_inventory
+from fabricgen.qos import compute
+from fabricgen.render import render_device
+from fabricgen.render.check import nvue_oracle, sonic_oracle
+from fabricgen.render.retarget import retarget
+from fabricgen.topology.resolve import resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def _env() -> str:
+    return f"load {os.getloadavg()[0]:.2f}, {_cpu()}"
+
+
+def main() -> None:
+    names = sys.argv[1:] or ["multi-su"]
+    for name in names:
+        for plat in ("sonic", "nvue"):
+            fabric = resolve(retarget(load_inventory(ROOT / "inventories" / name), plat))
+            qos = compute(fabric)
+            texts = [render_device(fabric, n, qos).main for n in sorted(fabric.switches)]
+            release = next(iter(fabric.switches.values())).release
+            t0 = time.perf_counter()
+            oracle = sonic_oracle() if plat == "sonic" else nvue_oracle(release)
+            load_s = time.perf_counter() - t0
+            if oracle is None:
+                print(f"{name} {plat}: oracle not installed")
+                continue
+            print(f"{name} {plat} {release}: oracle loaded in {load_s:.2f} s  [{_env()}]")
+            runs = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                bad = sum(1 for t in texts if oracle.problems(t))
+                runs.append(time.perf_counter() - t0)
+            med = statistics.median(runs)
+            size = sum(len(t) for t in texts) / 1e6
+            print(f"{name} {plat} {release}: {len(texts)} files ({size:.1f} MB), {bad} invalid, "
+                  f"median {med:.2f} s = {len(texts) / med:.1f} files/s  [{_env()}]")
+
+
+if __name__ == "__main__":
+    main()

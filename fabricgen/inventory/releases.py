@@ -1,0 +1,63 @@
+"""NOS releases fabricgen renders for, per platform, and the default of each.
+
+A platform listed here renders release-specific syntax (templates branch on ``d.release``); the
+inventory chooses with ``fabric.releases`` (per platform) and ``release:`` on a switch or an intent tier.
+A platform not listed has one syntax for every release fabricgen supports.
+
+- ``nvue``: Cumulus Linux 5.x as NVIDIA's NVUE OpenAPI schema describes each release (the ``nvueschema``
+  models of every listed release validate the rendered ``startup.yaml`` in the tests). Default 5.14.
+  From 5.15 on, NVUE's on/off switches are written ``enabled``/``disabled``.
+- ``sonic``: community SONiC branches. Default 202411. The rendered config_db is validated against the
+  SONiC YANG models shipped in ``fabricgen/data/sonic-yang`` (one snapshot of sonic-buildimage master),
+  whatever release is named; no table fabricgen writes differs between these branches.
+"""
+
+from __future__ import annotations
+
+RELEASES: dict[str, tuple[str, ...]] = {
+    "nvue": ("5.9", "5.10", "5.11", "5.12", "5.13", "5.14", "5.15", "5.16", "5.17", "5.18"),
+    "sonic": ("202311", "202405", "202411", "202505"),
+}
+"""Supported releases per platform, oldest first."""
+
+DEFAULT_RELEASE: dict[str, str] = {"nvue": "5.14", "sonic": "202411"}
+"""The release assumed when the inventory names none."""
+
+
+def release_problem(platform: str, release: str) -> str | None:
+    """Why ``release`` is not a release of ``platform`` fabricgen renders for, or None when it is.
+
+    >>> release_problem("nvue", "5.14") is None, release_problem("nvue", "4.3")
+    (True, "unknown nvue release '4.3'; one of 5.9, 5.10, 5.11, 5.12, 5.13, 5.14, 5.15, 5.16, 5.17, 5.18")
+    >>> release_problem("eos", "4.32")
+    "platform eos has no release setting (releases are set for: nvue, sonic)"
+    """
+    known = RELEASES.get(platform)
+    if known is None:
+        return f"platform {platform} has no release setting (releases are set for: {', '.join(RELEASES)})"
+    if release not in known:
+        return f"unknown {platform} release {release!r}; one of {', '.join(known)}"
+    return None
+
+
+def resolve_release(platform: str, own: str | None, fabric: dict[str, str]) -> str:
+    """The release of a switch: its own setting, else the fabric's for its platform, else the default
+    ("" for a platform without releases).
+
+    >>> resolve_release("nvue", None, {}), resolve_release("nvue", "5.16", {"nvue": "5.15"})
+    ('5.14', '5.16')
+    >>> resolve_release("nvue", None, {"nvue": "5.15"}), resolve_release("eos", None, {})
+    ('5.15', '')
+    """
+    return own or fabric.get(platform) or DEFAULT_RELEASE.get(platform, "")
+
+
+def at_least(release: str, minimum: str) -> bool:
+    """Whether dotted ``release`` is ``minimum`` or newer (numeric parts compared as numbers).
+
+    >>> at_least("5.15", "5.15"), at_least("5.9", "5.15"), at_least("5.18", "5.15"), at_least("", "5.15")
+    (True, False, True, False)
+    """
+    if not release:
+        return False
+    return tuple(int(p) for p in release.split(".")) >= tuple(int(p) for p in minimum.split("."))

@@ -1,0 +1,320 @@
+"""Independent oracles for rendered configurations: the NOS vendor's own schema, not fabricgen's.
+
+- **SONiC** ``config_db.json``: SONiC's YANG models (shipped in ``fabricgen/data/sonic-yang``, see its
+  ``SOURCE.txt``) loaded into libyang (the ``yang`` extra). Each config_db table is translated into YANG
+  instance data the way SONiC's ``sonic_yang_ext.py`` does (table → container of the module that defines
+  it; ``key1|key2`` → list keys; map tables such as DSCP_TO_TC_MAP → their inner key/value list; values
+  typed as the model says, since stock libyang does not accept numbers as strings) and validated with
+  every leafref resolved (BUFFER_PG → BUFFER_PROFILE, PORT_QOS_MAP → DSCP_TO_TC_MAP, QUEUE → WRED_PROFILE …).
+- **NVUE** ``startup.yaml``: NVIDIA's NVUE OpenAPI schema of the device's release as Pydantic models
+  (``nvueschema``, the ``oracles`` extra), made strict: unknown keys are refused at every level and values
+  are not coerced (JSON-mode strict validation: ``"100"`` is not an integer, ``100ms`` is not a number).
+
+Both loaders return ``None`` when their package is not installed, so callers can say which oracle ran.
+The validators are pure functions of their input; loading a schema is the only expensive step (do it
+once per process: :func:`sonic_oracle` and :func:`nvue_oracle` cache).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SONIC_YANG_DIR = Path(__file__).resolve().parent.parent / "data" / "sonic-yang"
+"""The SONiC YANG models fabricgen ships (a snapshot of sonic-buildimage, see SOURCE.txt there)."""
+
+
+# --------------------------------------------------------------------------- SONiC: libyang
+
+
+class SonicYang:
+    """SONiC's models loaded into one libyang context, plus the config_db → instance-data translation."""
+
+    def __init__(self, libyang: Any, models: Path) -> None:
+        self.ly = libyang
+        self.models = models
+        self.ctx = libyang.Context(str(models))
+        self.tables: dict[str, tuple[str, Any]] = {}  # table → (module name, container schema node)
+        names = sorted({path.stem.split("@")[0] for path in models.glob("*.yang")})
+        for name in names:
+            self.ctx.load_module(name)
+        # walk the schema only once everything is loaded (loading a module recompiles the context)
+        for name in names:
+            for top in self.ctx.get_module(name).children():
+                if not isinstance(top, libyang.SContainer):
+                    continue
+                for table in top.children():
+                    if isinstance(table, libyang.SContainer):
+                        self.tables[table.name()] = (name, table)
+
+    # --- values
+    def _value(self, node: Any, raw: Any) -> Any:
+        ly = self.ly
+        types = [node.type()]
+        if node.type().base() == ly.Type.UNION:
+            types = list(node.type().union_types())
+        if isinstance(raw, list):
+            return [self._scalar(types, r) for r in raw]
+        return self._scalar(types, raw)
+
+    def _scalar(self, types: list[Any], raw: Any) -> Any:
+        ly = self.ly
+        ints = (ly.Type.INT8, ly.Type.INT16, ly.Type.INT32, ly.Type.UINT8, ly.Type.UINT16, ly.Type.UINT32)
+        for t in types:
+            b = t.base()
+            if b == ly.Type.LEAFREF:
+                b = t.leafref_type().base()
+            if b in ints:
+                try:
+                    return int(raw)
+                except ValueError:
+                    continue
+            if b == ly.Type.BOOL and str(raw).lower() in ("true", "false"):
+                return str(raw).lower() == "true"
+        return str(raw)
+
+    # --- tables
+    def instance(self, db: dict[str, Any]) -> dict[str, Any]:
+        """``db`` as YANG instance data (JSON encoding); raises ``ValueError`` for a table or key no model takes."""
+        out: dict[str, dict[str, Any]] = {}
+        for table, rows in db.items():
+            if table not in self.tables:
+                raise ValueError(f"{table}: table is not in any loaded SONiC model")
+            module, container = self.tables[table]
+            out.setdefault(f"{module}:{module}", {})[f"{module}:{table}"] = self._table(container, rows)
+        return out
+
+    def _table(self, container: Any, rows: dict[str, Any]) -> dict[str, Any]:
+        ly = self.ly
+        children = list(container.children())
+        sub_containers = {c.name(): c for c in children if isinstance(c, ly.SContainer)}
+        lists = [c for c in children if isinstance(c, ly.SList)]
+        result: dict[str, Any] = {}
+        for key, fields in rows.items():
+            if key in sub_containers:
+                result[key] = self._fields(sub_containers[key], fields)
+                continue
+            parts = key.split("|")
+            matches = [lst for lst in lists if len(list(lst.keys())) == len(parts)]
+            if not matches:
+                raise ValueError(f"{container.name()}|{key}: no list of the model takes this key")
+            lst = matches[0]
+            entry = {k.name(): self._value(k, v) for k, v in zip(lst.keys(), parts, strict=True)}
+            entry.update(self._fields(lst, fields))
+            result.setdefault(lst.name(), []).append(entry)
+        return result
+
+    def _fields(self, node: Any, fields: dict[str, Any]) -> dict[str, Any]:
+        ly = self.ly
+        is_list = isinstance(node, ly.SList)
+        keys = {k.name() for k in node.keys()} if is_list else set()  # noqa: SIM118 (libyang, not a dict)
+        by_name = {c.name(): c for c in node.children() if c.name() not in keys}
+        inner = [c for c in by_name.values() if isinstance(c, ly.SList)]
+        out: dict[str, Any] = {}
+        for name, raw in fields.items():
+            if name in by_name and not isinstance(by_name[name], ly.SList):
+                child = by_name[name]
+                if isinstance(child, ly.SLeafList) and isinstance(raw, str):
+                    raw = raw.split(",")
+                out[name] = self._value(child, raw)
+            else:
+                # a map table (DSCP_TO_TC_MAP name → {dscp: tc}): one inner list of key + value
+                if len(inner) != 1:
+                    raise ValueError(f"{node.name()}: unknown field {name!r}")
+                lst = inner[0]
+                (key_node,) = list(lst.keys())
+                (val_node,) = [c for c in lst.children() if c.name() != key_node.name()]
+                out.setdefault(lst.name(), []).append(
+                    {key_node.name(): self._value(key_node, name), val_node.name(): self._value(val_node, raw)}
+                )
+        return out
+
+    def validate(self, db: dict[str, Any]) -> None:
+        """Raise ``libyang.LibyangError`` (or ``ValueError`` for an unknown table) when ``db`` is invalid."""
+        text = json.dumps(self.instance(db))
+        tree = self.ctx.parse_data_mem(text, "json", strict=True, validate_present=True)
+        if tree is not None:
+            tree.free()
+
+    def problems(self, text: str) -> list[str]:
+        """One line per problem of the config_db.json ``text`` (empty: valid)."""
+        try:
+            db = json.loads(text)
+        except ValueError as exc:
+            return [f"not JSON: {exc}"]
+        try:
+            self.validate(db)
+        except (ValueError, self.ly.LibyangError) as exc:
+            return [" ".join(str(exc).split())]
+        return []
+
+
+@functools.cache
+def sonic_oracle(models: Path = SONIC_YANG_DIR) -> SonicYang | None:
+    """SONiC's YANG models in libyang, or ``None`` when the libyang binding is not installed."""
+    try:
+        import libyang
+    except ImportError:
+        return None
+    return SonicYang(libyang, models)
+
+
+# --------------------------------------------------------------------------- NVUE: nvueschema
+
+
+def _strict_models(module: Any) -> type[Any]:
+    """The root model of an ``nvueschema`` release module with ``extra="forbid"`` on every model.
+
+    The generated models ignore unknown keys (pydantic's default), which would accept a misspelt or
+    misplaced path; every model of the module is switched to ``forbid`` and rebuilt, so the whole tree is
+    strict. This changes the module's classes in place (they are used here only).
+    """
+    from pydantic import BaseModel
+
+    classes = [c for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, BaseModel) and c.__module__ == module.__name__]
+    for c in classes:
+        c.model_config["extra"] = "forbid"
+    for c in classes:
+        c.model_rebuild(force=True)
+    root: type[Any] = module.NvueConfig
+    return root
+
+
+@dataclass(frozen=True)
+class NvueSchema:
+    """NVIDIA's NVUE schema of one release, strict."""
+
+    release: str
+    root: type[Any]
+
+    def problems(self, text: str) -> list[str]:
+        """One line per problem of the startup.yaml ``text`` (a list of ``- set:`` documents; empty: valid)."""
+        import yaml
+        from pydantic import ValidationError
+
+        try:
+            docs = yaml.load(text, Loader=_yaml12_loader())  # a safe loader with YAML 1.2 scalars
+        except yaml.YAMLError as exc:
+            return [f"not YAML: {' '.join(str(exc).split())}"]
+        if not isinstance(docs, list) or not all(isinstance(d, dict) and set(d) == {"set"} for d in docs):
+            return ["startup.yaml must be a list of `- set:` documents"]
+        out: list[str] = []
+        for doc in docs:
+            try:
+                self.root.model_validate_json(json.dumps(doc["set"]), strict=True)
+            except ValidationError as exc:
+                for e in exc.errors():
+                    where = ".".join(str(p) for p in e["loc"])
+                    out.append(f"{where}: {e['msg']} (got {json.dumps(e['input'])[:60]})")
+        return out
+
+
+@functools.cache
+def _yaml12_loader() -> type[Any]:
+    """PyYAML's C safe loader with YAML 1.2 core-schema scalars, as NVUE reads startup.yaml: ``on``/``off``
+    stay strings (YAML 1.1 would make them booleans) and ``1:20`` is no base-60 number. PyYAML's C parser is
+    several times faster than ruamel.yaml's pure-Python one on a fabric's worth of files."""
+    import re
+
+    import yaml
+
+    class Yaml12Loader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
+        pass
+
+    Yaml12Loader.yaml_implicit_resolvers = {}
+    core = [
+        ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+        ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+        ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+        ("tag:yaml.org,2002:float",
+         r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+         list("-+0123456789.")),
+    ]
+    for tag, pattern, first in core:
+        Yaml12Loader.add_implicit_resolver(tag, re.compile(pattern), first)
+    return Yaml12Loader
+
+
+def nvue_releases() -> tuple[str, ...]:
+    """The NVUE releases whose schema the installed ``nvueschema`` carries (empty: not installed)."""
+    try:
+        from nvueschema.models._versions import VERSIONS
+    except ImportError:
+        return ()
+    return tuple(VERSIONS)
+
+
+@functools.cache
+def nvue_oracle(release: str) -> NvueSchema | None:
+    """NVIDIA's NVUE schema for ``release`` ("5.14"), or ``None`` when nvueschema (or that release) is missing."""
+    if release not in nvue_releases():
+        return None
+    module = importlib.import_module(f"nvueschema.models.v{release.replace('.', '_')}")
+    return NvueSchema(release, _strict_models(module))
+
+
+# --------------------------------------------------------------------------- checking rendered files
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The outcome of one oracle over the files of one platform and release."""
+
+    platform: str
+    release: str
+    oracle: str  # "libyang + SONiC YANG (sonic-buildimage 086b03b)", or why none ran
+    ran: bool
+    files: int
+    problems: tuple[tuple[str, str], ...]  # (file, problem)
+
+
+@dataclass(frozen=True)
+class ToCheck:
+    path: str  # the file, as shown to the user
+    platform: str
+    release: str
+    text: str
+
+
+def _sonic_revision() -> str:
+    for line in (SONIC_YANG_DIR / "SOURCE.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("Commit"):
+            return line.split(":", 1)[1].strip()[:7]
+    return "unknown"
+
+
+def check_files(files: Iterable[ToCheck]) -> list[Checked]:
+    """Run the oracle of each (platform, release) over its files; platforms without an oracle are left out."""
+    groups: dict[tuple[str, str], list[ToCheck]] = {}
+    for f in files:
+        if f.platform in ("sonic", "nvue"):
+            groups.setdefault((f.platform, f.release), []).append(f)
+    out: list[Checked] = []
+    for (plat, release), group in sorted(groups.items()):
+        validate: Callable[[str], list[str]] | None
+        if plat == "sonic":
+            sonic = sonic_oracle()
+            validate = sonic.problems if sonic is not None else None
+            name = f"libyang + SONiC YANG models (sonic-buildimage {_sonic_revision()})" if sonic else \
+                "not run: the libyang binding is not installed (pip install 'fabricgen[yang]')"
+        else:
+            nvue = nvue_oracle(release)
+            validate = nvue.problems if nvue is not None else None
+            if nvue is not None:
+                name = f"nvueschema NVUE {release} OpenAPI models, strict"
+            elif not nvue_releases():
+                name = "not run: nvueschema is not installed (pip install 'fabricgen[oracles]')"
+            else:
+                name = f"not run: the installed nvueschema has no NVUE {release} schema"
+        problems: list[tuple[str, str]] = []
+        if validate is not None:
+            for f in group:
+                problems.extend((f.path, p) for p in validate(f.text))
+        out.append(Checked(plat, release, name, validate is not None, len(group), tuple(problems)))
+    return out

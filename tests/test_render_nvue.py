@@ -1,0 +1,286 @@
+"""NVUE: every rendered startup.yaml validated against NVIDIA's NVUE OpenAPI schema of its release.
+
+The oracle is ``nvueschema`` (NVIDIA's per-release OpenAPI schema as Pydantic models), made strict by
+:func:`fabricgen.render.check.nvue_oracle`: unknown keys are refused at every level and values are not
+coerced. It is the same oracle ``fabricgen render --check`` runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from fabricgen.errors import InputError
+from fabricgen.inventory.load import LoadedInventory, load_inventory
+from fabricgen.inventory.releases import DEFAULT_RELEASE, RELEASES
+from fabricgen.qos import compute
+from fabricgen.render import render_device
+from fabricgen.render.check import NvueSchema, nvue_oracle, nvue_releases
+from fabricgen.render.data import nvue_watchdog
+from fabricgen.render.retarget import retarget
+from fabricgen.topology.model import Fabric
+from fabricgen.topology.resolve import resolve
+from tests.conftest import INVENTORIES, require
+
+BUNDLED = ("lab", "su1", "multi-su", "expansion/before", "expansion/after")
+
+
+def oracle(release: str) -> NvueSchema:
+    require(bool(nvue_releases()), "nvueschema not installed (pip install -e '.[oracles]')")
+    schema = nvue_oracle(release)
+    assert schema is not None, f"nvueschema has no NVUE {release} models"
+    return schema
+
+
+def with_settings(loaded: LoadedInventory, release: str | None = None, roce_mode: str | None = None
+                  ) -> LoadedInventory:
+    inv = loaded.inventory
+    update: dict[str, Any] = {}
+    if release is not None:
+        update["fabric"] = inv.fabric.model_copy(update={"releases": {"nvue": release}})
+    if roce_mode is not None:
+        nvue = inv.qos.platforms.get("nvue")
+        override = nvue.model_copy(update={"roce_mode": roce_mode}) if nvue else None
+        if override is None:
+            from fabricgen.inventory.schema import QosOverride
+
+            override = QosOverride(roce_mode="lossless")
+        update["qos"] = inv.qos.model_copy(update={"platforms": {**inv.qos.platforms, "nvue": override}})
+    return dataclasses.replace(loaded, inventory=inv.model_copy(update=update))
+
+
+@cache
+def nvue_fabric(inventory: str, release: str | None = None, roce_mode: str | None = None) -> Fabric:
+    return resolve(with_settings(retarget(load_inventory(INVENTORIES / inventory), "nvue"), release, roce_mode))
+
+
+def rendered(inventory: str, release: str | None = None, roce_mode: str | None = None) -> dict[str, str]:
+    fabric = nvue_fabric(inventory, release, roce_mode)
+    qos = compute(fabric)
+    return {name: render_device(fabric, name, qos).main for name in sorted(fabric.switches)}
+
+
+def doc(text: str) -> dict[str, Any]:
+    (first,) = YAML(typ="safe").load(text)
+    result: dict[str, Any] = first["set"]
+    return result
+
+
+# --------------------------------------------------------------------------- the oracle itself
+
+
+def test_every_supported_release_has_a_schema() -> None:
+    require(bool(nvue_releases()), "nvueschema not installed (pip install -e '.[oracles]')")
+    assert set(RELEASES["nvue"]) <= set(nvue_releases())
+    assert DEFAULT_RELEASE["nvue"] in RELEASES["nvue"]
+
+
+def test_oracle_refuses_unknown_keys_at_every_level() -> None:
+    schema = oracle("5.14")
+    good = rendered("lab")["leaf1"]
+    assert schema.problems(good) == []
+    deep = good.replace("          pfc-watchdog:\n            state: enable\n",
+                        "          pfc-watchdog:\n            state: enable\n            colour: red\n", 1)
+    assert deep != good
+    assert any(p.startswith("interface.swp1s0.qos.pfc-watchdog.colour: Extra inputs") for p in schema.problems(deep))
+    top = good.replace("- set:\n", "- set:\n    bogus: {}\n", 1)
+    assert schema.problems(top)[0].startswith("bogus: Extra inputs")
+
+
+def test_oracle_refuses_what_the_device_refuses() -> None:
+    """The two findings: a `100ms` polling interval and `on` in 5.15's ecmp-hash."""
+    schema = oracle("5.14")
+    text = rendered("lab")["leaf1"]
+    bad = text.replace("polling-interval: 100\n", "polling-interval: 100ms\n")
+    assert bad != text
+    assert schema.problems(bad) == ['qos.pfc-watchdog.polling-interval: Input should be a valid integer (got "100ms")']
+    new = rendered("lab", "5.15")["leaf1"]
+    assert oracle("5.15").problems(new) == []
+    assert any("destination-ip: Input should be 'enabled' or 'disabled'" in p for p in oracle("5.15").problems(text))
+
+
+# --------------------------------------------------------------------------- every render, every release
+
+
+@pytest.mark.parametrize("inventory", BUNDLED)
+def test_every_bundled_switch_validates_as_nvue(inventory: str) -> None:
+    schema = oracle(DEFAULT_RELEASE["nvue"])
+    configs = rendered(inventory)
+    assert configs
+    for name, text in configs.items():
+        assert schema.problems(text) == [], f"{inventory}/{name}"
+
+
+@pytest.mark.parametrize("release", RELEASES["nvue"])
+def test_lab_validates_for_every_supported_release(release: str) -> None:
+    schema = oracle(release)
+    for roce_mode in (None, "lossless"):
+        for name, text in rendered("lab", release, roce_mode).items():
+            assert schema.problems(text) == [], f"{release} {roce_mode} {name}"
+
+
+def test_release_words() -> None:
+    old, new = doc(rendered("lab", "5.14")["leaf1"]), doc(rendered("lab", "5.15")["leaf1"])
+    assert old["system"]["forwarding"]["ecmp-hash"]["source-port"] == "on"
+    assert new["system"]["forwarding"]["ecmp-hash"]["source-port"] == "enabled"
+    assert old["router"]["bgp"]["enable"] == "on" and new["router"]["bgp"]["state"] == "enabled"
+    assert "ip" in old["interface"]["lo"] and "ipv4" in new["interface"]["lo"]
+    assert "lldp" in old["service"] and "lldp" in new["system"]
+
+
+# --------------------------------------------------------------------------- what the files say
+
+
+def test_watchdog_times_are_rendered() -> None:
+    fabric = nvue_fabric("lab")
+    qos = compute(fabric)
+    wd = qos.port("leaf1", "swp1s0").watchdog
+    assert wd is not None
+    cfg = doc(rendered("lab")["leaf1"])["qos"]["pfc-watchdog"]
+    assert cfg["polling-interval"] * cfg["robustness"] == wd.detection_ms
+    assert doc(rendered("lab")["leaf1"])["interface"]["swp1s0"]["qos"]["pfc-watchdog"] == {"state": "enable"}
+
+
+@given(st.integers(min_value=10, max_value=60_000))
+def test_nvue_watchdog_detection_is_the_smallest_not_shorter(detection_ms: int) -> None:
+    polling, robustness, result = nvue_watchdog(detection_ms)
+    assert 100 <= polling <= 5000 and 1 <= robustness <= 1000 and result == polling * robustness
+    assert result >= min(detection_ms, 100_000)
+    assert robustness == 1 or (robustness - 1) * polling < detection_ms
+
+
+def test_roce_lldp_tlv_pool_and_adaptive_routing() -> None:
+    cfg = doc(rendered("lab")["leaf1"])
+    assert cfg["service"]["lldp"]["application-tlv"]["udp-port"]["4791"] == {"priority": 3}
+    pools = cfg["qos"]["traffic-pool"]
+    assert pools["default-lossless"]["switch-priority"] == {"3": {}}
+    assert sum(p["memory-percent"] for p in pools.values()) <= 100
+    assert set(pools["default-lossy"]["switch-priority"]) == {"0", "1", "2", "4", "5", "6", "7"}
+    # SN5600 is Spectrum-4 (Spectrum-X): adaptive routing globally and on every switch-to-switch port
+    assert cfg["router"]["adaptive-routing"] == {"enable": "on"}
+    fabric = nvue_fabric("lab")
+    for p in fabric.switches["leaf1"].ports:
+        ar = cfg["interface"][p.name].get("router", {}).get("adaptive-routing")
+        assert (ar == {"enable": "on"}) == (p.kind.value != "host"), p.name
+
+
+def test_roce_mode_lossless_uses_nvidias_object() -> None:
+    for release, word in (("5.14", {"enable": "on"}), ("5.15", {"state": "enabled"})):
+        cfg = doc(rendered("lab", release, "lossless")["leaf1"])
+        assert cfg["qos"]["roce"] == {**word, "mode": "lossless"}
+        assert not {"pfc", "mapping", "congestion-control", "traffic-pool"} & set(cfg["qos"])
+        assert "qos" not in cfg["interface"]["swp1s0"] or set(cfg["interface"]["swp1s0"]["qos"]) == {"pfc-watchdog"}
+
+
+# --------------------------------------------------------------------------- release as input
+
+
+def _lab_copy(tmp_path: Path, extra: str) -> Path:
+    inv = tmp_path / "lab"
+    shutil.copytree(INVENTORIES / "lab", inv)
+    text = (inv / "fabric.yaml").read_text(encoding="utf-8")
+    (inv / "fabric.yaml").write_text(text.replace("  name: lab\n", "  name: lab\n" + extra, 1), encoding="utf-8")
+    return inv
+
+
+def test_unknown_release_is_an_input_error(tmp_path: Path) -> None:
+    inv = _lab_copy(tmp_path, "  releases: {nvue: '4.3'}\n")
+    with pytest.raises(InputError) as info:
+        resolve(load_inventory(inv))
+    (line,) = [str(p) for p in info.value.problems]
+    assert line == (f"{inv / 'fabric.yaml'}:3:3: fabric.releases: unknown nvue release '4.3'; "
+                    "one of 5.9, 5.10, 5.11, 5.12, 5.13, 5.14, 5.15, 5.16, 5.17, 5.18")
+
+
+def test_release_on_a_platform_without_releases_is_an_input_error(tmp_path: Path) -> None:
+    inv = _lab_copy(tmp_path, "  releases: {eos: '4.32'}\n")
+    with pytest.raises(InputError) as info:
+        resolve(load_inventory(inv))
+    assert "platform eos has no release setting" in str(info.value.problems[0])
+
+
+def test_fabric_release_reaches_the_switch() -> None:
+    fabric = nvue_fabric("lab", "5.16")
+    assert {s.release for s in fabric.switches.values()} == {"5.16"}
+    assert {s.release for s in nvue_fabric("lab").switches.values()} == {DEFAULT_RELEASE["nvue"]}
+
+
+def test_explain_shows_how_nvue_writes_the_watchdog() -> None:
+    from click.testing import CliRunner
+
+    from fabricgen.cli import app
+
+    fabric = resolve(load_inventory(INVENTORIES / "su1"))
+    leaf = sorted(n for n, s in fabric.switches.items() if s.platform == "nvue")[0]
+    port = fabric.switches[leaf].ports[0].name
+    result = CliRunner().invoke(app, ["explain", str(INVENTORIES / "su1"), f"{leaf}:{port}", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    values = {v["name"]: (v["value"], v["source"]) for v in json.loads(result.output)["values"]}
+    assert values["nos release"] == ("nvue 5.14", "default")
+    assert values["nvue pfc-watchdog"][0] == ("polling-interval 100 ms x robustness 2 = 200 ms; "
+                                              "NVUE has no restoration time")
+
+
+NVIDIA_ROCE_LOSSLESS = {26: (3, True, (150_000, 1_500_000)), 48: (6, False, None)}
+"""`nv set qos roce mode lossless` defaults by DSCP: (priority, PFC, ECN thresholds) — Cumulus Linux 5.14 user
+guide, "RDMA over Converged Ethernet - RoCE", default RoCE configuration (ECN absolute 150,000–1,500,000 B on
+traffic class 3, PFC on switch priority 3, CNP on 6 strict)."""
+
+
+def test_roce_mode_keeps_the_policys_roce_and_cnp_lanes() -> None:
+    """With roce_mode the device runs NVIDIA's defaults: for RoCE and CNP they equal what the policy intends."""
+    fabric = nvue_fabric("lab", None, "lossless")
+    pq = compute(fabric).port("leaf1", "swp1s0")
+    assert pq is not None
+    for dscp, (prio, pfc, ecn) in NVIDIA_ROCE_LOSSLESS.items():
+        tc = pq.dscp_to_tc[dscp]
+        assert (tc, tc in pq.pfc_priorities) == (prio, pfc)
+        got = pq.ecn.get(tc)
+        assert (None if got is None else (got.min_bytes, got.max_bytes)) == ecn
+
+
+def test_unknown_tier_release_is_one_input_error(tmp_path: Path) -> None:
+    """A release on an intent tier is checked against the tier's platform, reported once (not per leaf)."""
+    inv = tmp_path / "su1"
+    shutil.copytree(INVENTORIES / "su1", inv)
+    f = inv / "fabric.yaml"
+    text = f.read_text(encoding="utf-8")
+    f.write_text(text.replace("leaf: {model: sn5600}", "leaf: {model: sn5600, release: '5.99'}"), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        resolve(load_inventory(inv))
+    lines = [str(p) for p in info.value.problems]
+    assert lines == [f"{f}:15:27: intent.rail_optimized.leaf.release: unknown nvue release '5.99'; one of 5.9, 5.10, "
+                     "5.11, 5.12, 5.13, 5.14, 5.15, 5.16, 5.17, 5.18"]
+
+
+def test_tier_release_overrides_the_fabric() -> None:
+    loaded = load_inventory(INVENTORIES / "su1")
+    inv = loaded.inventory
+    assert inv.intent is not None
+    ro = inv.intent.rail_optimized
+    ro = ro.model_copy(update={"leaf": ro.leaf.model_copy(update={"release": "5.16"})})
+    inv = inv.model_copy(update={"intent": inv.intent.model_copy(update={"rail_optimized": ro}),
+                                 "fabric": inv.fabric.model_copy(update={"releases": {"nvue": "5.15"}})})
+    fabric = resolve(dataclasses.replace(loaded, inventory=inv))
+    by_role = {(s.role.value, s.release) for s in fabric.switches.values()}
+    assert by_role == {("leaf", "5.16"), ("spine", "5.15")}
+
+
+@pytest.mark.parametrize("release", ["5.14", "5.15"])
+def test_underlay_only_render_validates(release: str) -> None:
+    """Without QoS (render_device with no qos) there is no lldp TLV, pool or watchdog, and the file is valid."""
+    schema = oracle(release)
+    fabric = nvue_fabric("lab", release)
+    for name in sorted(fabric.switches):
+        text = render_device(fabric, name).main
+        assert schema.problems(text) == [], name
+        assert "qos" not in doc(text)
