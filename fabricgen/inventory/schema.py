@@ -7,6 +7,7 @@ Nothing here is resolved: references (a model name, a device, a port) are plain 
 from __future__ import annotations
 
 import ipaddress
+import itertools
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -68,6 +69,37 @@ class AsicBuffer(Strict):
     cell_occupancy: float = Field(gt=0, le=8, default=3.0, description="worst-case cells used per byte")
 
 
+CableLength = Annotated[str, Field(pattern=r"^[0-9]{1,5}(\.[0-9]{1,3})?m$")]
+"""A cable length in metres, written ``5m``, ``2.5m`` (a mapping key, so a string)."""
+
+
+class HeadroomTableSpec(Strict):
+    """A vendor's published static PFC xoff table for a switch model: fabricgen never computes less."""
+
+    title: str = Field(min_length=1, max_length=80, description="what the vendor calls the table")
+    source: str = Field(min_length=1, description="where the vendor publishes it")
+    xoff_bytes: dict[Speed, dict[CableLength, Annotated[int, Field(gt=0)]]] = Field(
+        min_length=1, description="xoff bytes by port speed, then by cable length such as 5m, 40m, 2.5m"
+    )
+
+    def points(self, speed: int) -> list[tuple[float, int]]:
+        """``(metres, xoff bytes)`` of one speed's row, by length."""
+        return sorted((float(m.removesuffix("m")), x) for m, x in self.xoff_bytes[speed].items())
+
+    @model_validator(mode="after")
+    def _monotone(self) -> HeadroomTableSpec:
+        for speed, row in self.xoff_bytes.items():
+            if not row:
+                raise ValueError(f"{speed}G: at least one cable length is required")
+            points = self.points(speed)
+            if points[0][0] <= 0:
+                raise ValueError(f"{speed}G: cable lengths must be above 0 m")
+            values = [x for _, x in points]
+            if any(b < a for a, b in itertools.pairwise(values)):
+                raise ValueError(f"{speed}G: xoff must not decrease with cable length")
+        return self
+
+
 class SwitchModel(Strict):
     vendor: str
     asic: str
@@ -79,6 +111,9 @@ class SwitchModel(Strict):
     )
     platform: str = Field(description="default platform (NOS) of this model")
     buffer: AsicBuffer
+    headroom_table: HeadroomTableSpec | None = Field(
+        default=None, description="the vendor's published PFC xoff table, a floor for the computed headroom"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> SwitchModel:
