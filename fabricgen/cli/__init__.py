@@ -123,6 +123,10 @@ def _register() -> None:
 
     app.add_command(scaling.scaling)
     app.add_command(nccl.nccl)
+    from fabricgen.cli import export, schema  # ecosystem: the inventory JSON Schema, exports to other tools
+
+    app.add_command(schema.schema)
+    app.add_command(export.export)
 
 
 _register()

@@ -11,11 +11,23 @@ import itertools
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
-from fabricgen.inventory.units import parse_breakout, parse_speed
+from fabricgen.inventory.units import SPEED_PATTERN, parse_breakout, parse_speed
 
-Speed = Annotated[int, BeforeValidator(parse_speed)]
+Speed = Annotated[
+    int,
+    BeforeValidator(parse_speed),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": 100_000},
+                {"type": "string", "pattern": SPEED_PATTERN},
+            ],
+            "description": "a speed: 400G, 800G, 1.6T, or a number of Gb/s",
+        }
+    ),
+]
 """A link speed in Gb/s, written as ``400G``, ``800G``, ``1.6T``."""
 
 Name = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]

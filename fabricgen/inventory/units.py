@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-_SPEED = re.compile(r"^\s*(\d{1,9}(?:\.\d{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
+SPEED_PATTERN = r"^\s*(\d{1,9}(?:\.\d{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$"
+"""A speed as text (``400G``, ``1.6T``, ``800Gbps``); also the inventory JSON Schema's pattern."""
+_SPEED = re.compile(SPEED_PATTERN)
 _BREAKOUT = re.compile(r"^\s*(\d+)\s*[xX]\s*(.+)$")
 
 
