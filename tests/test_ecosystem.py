@@ -235,7 +235,7 @@ def test_ansible_lab_exact() -> None:
 
     def hv(name: str) -> dict[str, Any]:
         base = {"ansible_host": "spine1.oob", "ansible_port": 22} if name == "spine1" else {}
-        return base | {f"fabricgen_{k}": v for k, v in _data(name).items()}
+        return base | {k if k.startswith("fabricgen_") else f"fabricgen_{k}": v for k, v in _data(name).items()}
 
     assert made == {
         "inventory.yaml": {
@@ -292,6 +292,58 @@ def test_export_nornir_and_ansible_files_round_trip(tmp_path: Path) -> None:
         mgmt = {"leaf1": ex.Management("192.0.2.11", 2222), "spine1": ex.Management("spine1.oob", 22)}
         made = getattr(ex, kind)(load_fabric(INVENTORIES / "lab"), mgmt)
         assert {n: _yaml(out / n) for n in names} == made
+
+
+def test_nornir_loads_the_export_with_its_simple_inventory(tmp_path: Path) -> None:
+    from nornir.plugins.inventory.simple import SimpleInventory
+
+    hosts = tmp_path / "hosts.yaml"
+    hosts.write_text("leaf1: 192.0.2.11:2222\n")
+    out = tmp_path / "nornir"
+    args = ["export", "nornir", str(INVENTORIES / "lab"), "-o", str(out), "--hosts", str(hosts)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    inv = SimpleInventory(host_file=str(out / "hosts.yaml"), group_file=str(out / "groups.yaml")).load()
+    assert sorted(inv.hosts) == sorted(LAB_DATA)
+    leaf1 = inv.hosts["leaf1"]
+    assert (leaf1.hostname, leaf1.port, leaf1.platform) == ("192.0.2.11", 2222, "sonic")
+    assert [g.name for g in leaf1.groups] == ["leaf", "sonic"]
+    assert leaf1["asn"] == 4200100001 and leaf1["loopback"] == "10.0.0.1"
+    assert leaf1.get_connection_parameters("napalm").platform == "sonic"
+    assert sorted(h.name for h in inv.children_of_group("spine")) == ["spine1", "spine2"]
+
+
+def test_ansible_reads_the_export_with_ansible_inventory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "ansible"
+    hosts = tmp_path / "hosts.yaml"
+    hosts.write_text("spine1: {host: spine1.oob, port: 830}\n")
+    result = CliRunner().invoke(app, ["export", "ansible", str(INVENTORIES / "lab"), "-o", str(out),
+                                      "--hosts", str(hosts)])
+    assert result.exit_code == 0, result.output
+    env = {"ANSIBLE_LOCAL_TEMP": str(tmp_path), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+    run = subprocess.run(
+        [sys.executable, "-m", "ansible.cli.inventory", "-i", str(out / "inventory.yaml"), "--list"],
+        capture_output=True, text=True, check=True, cwd=tmp_path, env=env,
+    )
+    listed = json.loads(run.stdout)
+    assert sorted(listed["leaf"]["hosts"]) == ["leaf1", "leaf2", "leaf3", "leaf4"]
+    assert sorted(listed["spine"]["hosts"]) == ["spine1", "spine2"]
+    assert sorted(listed["sonic"]["hosts"]) == sorted(LAB_DATA)
+    spine1 = listed["_meta"]["hostvars"]["spine1"]
+    assert spine1 == {
+        "ansible_host": "spine1.oob",
+        "ansible_port": 830,
+        "ansible_network_os": "dellemc.enterprise_sonic.sonic",
+        "ansible_connection": "ansible.netcommon.network_cli",
+        "fabricgen_role": "spine",
+        "fabricgen_model": "sn5600",
+        "fabricgen_platform": "sonic",
+        "fabricgen_asn": 4200000100,
+        "fabricgen_loopback": "10.0.1.1",
+    }
 
 
 @pytest.mark.parametrize("entry", ["'evil\\n- x: y'", "'a b'", "{host: 'x#y'}", "'host:99999'"])

@@ -164,6 +164,10 @@ def nornir(fabric: Fabric, mgmt: Mapping[str, Management] | None = None) -> dict
     return {"hosts.yaml": hosts, "groups.yaml": groups}
 
 
+def _ansible_var(key: str) -> str:
+    return key if key.startswith("fabricgen_") else f"fabricgen_{key}"
+
+
 def ansible(fabric: Fabric, mgmt: Mapping[str, Management] | None = None) -> dict[str, dict[str, Any]]:
     """An Ansible YAML inventory: ``{"inventory.yaml": {"all": {"children": {...}}}}``; host variables
     sit under the host's role group, ``ansible_network_os`` under its platform group."""
@@ -175,7 +179,7 @@ def ansible(fabric: Fabric, mgmt: Mapping[str, Management] | None = None) -> dic
         if name in mgmt:
             hv["ansible_host"] = mgmt[name].host
             hv["ansible_port"] = mgmt[name].port
-        hv.update({f"fabricgen_{k}": v for k, v in _host_data(sw, sw.platform).items()})
+        hv.update({_ansible_var(k): v for k, v in _host_data(sw, sw.platform).items()})
         by_role.setdefault(str(sw.role), {})[name] = hv
         by_platform.setdefault(sw.platform, {})[name] = None
     children: dict[str, Any] = {role: {"hosts": hosts} for role, hosts in by_role.items()}
