@@ -15,6 +15,7 @@ SN5600 = shipped().switches["sn5600"].buffer
 FACTS = BufferFacts(SN5600.pipeline_latency_bytes, SN5600.mac_phy_delay_bytes, SN5600.cell_occupancy)
 SPEEDS = sorted(PAUSE_QUANTA)
 TABLE = headroom_table("sn5600", shipped().switches["sn5600"])
+TABLE_SPEEDS = [*SPEEDS, 1600]  # 1.6T: no row of its own, the 800G row is its floor
 
 
 def xoff(speed: int, length: float) -> int:
@@ -106,7 +107,7 @@ def test_catalog_table_is_the_published_one() -> None:
     assert {speed: dict(points) for speed, points in TABLE.rows} == SN5600_TABLE
 
 
-@given(speed=st.sampled_from(SPEEDS), length=st.floats(min_value=0.5, max_value=2000, allow_nan=False))
+@given(speed=st.sampled_from(TABLE_SPEEDS), length=st.floats(min_value=0.5, max_value=2000, allow_nan=False))
 def test_headroom_never_below_the_vendor_table_nor_the_formula(speed: int, length: float) -> None:
     got = table_xoff(speed, length)
     assert got >= vendor_floor(speed, length) - 1e-6
@@ -116,13 +117,13 @@ def test_headroom_never_below_the_vendor_table_nor_the_formula(speed: int, lengt
 
 
 @given(
-    i=st.integers(min_value=0, max_value=len(SPEEDS) - 1),
-    j=st.integers(min_value=0, max_value=len(SPEEDS) - 1),
+    i=st.integers(min_value=0, max_value=len(TABLE_SPEEDS) - 1),
+    j=st.integers(min_value=0, max_value=len(TABLE_SPEEDS) - 1),
     a=st.floats(min_value=0.5, max_value=2000, allow_nan=False),
     b=st.floats(min_value=0.5, max_value=2000, allow_nan=False),
 )
 def test_table_headroom_monotone_in_length_and_speed(i: int, j: int, a: float, b: float) -> None:
-    slow, fast = SPEEDS[min(i, j)], SPEEDS[max(i, j)]
+    slow, fast = TABLE_SPEEDS[min(i, j)], TABLE_SPEEDS[max(i, j)]
     short, long_ = sorted((a, b))
     assert table_xoff(slow, short) <= table_xoff(slow, long_)
     assert table_xoff(slow, short) <= table_xoff(fast, short)
@@ -164,6 +165,13 @@ def test_table_sources_name_the_segment_and_row() -> None:
     assert (h.xoff, h.xoff_source) == (
         1_757_184,
         "table:sn5600 (NVIDIA SN5600 static headroom, 800G, extrapolated above 300 m)",
+    )
+    # 1.6T has no row: the 800G row is its floor (the formula, 238 KiB at 5 m, is below it)
+    h = headroom(1600, 5, 9216, 9216, FACTS, 8, TABLE)
+    assert xoff(1600, 5) == 243_712
+    assert (h.xoff, h.xoff_source) == (
+        257_024,
+        "table:sn5600 (NVIDIA SN5600 static headroom, 800G row for a 1600G port, at 5 m)",
     )
     # 200G has no row: the 100G row is a floor, but the formula is above it
     h = headroom(200, 40, 9216, 9216, FACTS, 4, TABLE)
