@@ -185,6 +185,34 @@ def test_buffer_headroom_exceeds_asic() -> None:
     )
 
 
+def test_buffer_fit_counts_the_vendor_table_headroom(tmp_path: Path) -> None:
+    inv = tmp_path / "inv"
+    inv.mkdir()
+    for f in (DATA / "buffer-small").glob("*.yaml"):
+        (inv / f.name).write_text(f.read_text())
+    with (inv / "catalog.yaml").open("a") as fh:
+        fh.write(
+            "      headroom_table:\n        title: NVIDIA SN5600 static headroom\n        source: NVIDIA\n"
+            "        xoff_bytes: {400G: {5m: 231424, 40m: 283648}, 800G: {5m: 257024, 40m: 362496}}\n"
+        )
+    f = _one(qos_findings(inv), "FG-QOS-009", "leaf1")
+    # 8 host ports: 400G, 3 m → 231424 − 2 × 1515.15 → 224 KiB xoff, + 19,456 xon = 248,832
+    # 4 uplinks: 800G, 30 m → 257024 + 105472 × 25/35 → 325 KiB xoff, + xon + one MTU = 361,472
+    assert 8 * 248_832 + 4 * 361_472 == 3_436_544
+    assert f.message == (
+        "lossless headroom 3436544 B over 12 priority groups exceeds the ASIC buffer 2097152 B (catalog:sn5600)"
+    )
+
+
+def test_headroom_table_must_not_decrease_with_length() -> None:
+    from fabricgen.inventory.schema import HeadroomTableSpec
+
+    with pytest.raises(ValueError, match="400G: xoff must not decrease with cable length"):
+        HeadroomTableSpec.model_validate(
+            {"title": "t", "source": "s", "xoff_bytes": {"400G": {"5m": 2048, "40m": 1024}}}
+        )
+
+
 def test_host_marking_override_lands_in_lossy_lane() -> None:
     findings = qos_findings(DATA / "host-tos")
     assert {f.code for f in findings} == {"FG-QOS-010"}

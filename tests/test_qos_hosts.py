@@ -118,11 +118,42 @@ def test_explain_port_names_each_source() -> None:
     assert values["cnp_tc"] == ("6", "platform:sonic-spectrum")
     assert values["ecn queue 3"] == ("min 1048576 B, max 2097152 B, 5%", "platform:sonic")
     assert values["headroom pg 3 cable_m"] == ("30", "inventory:links")
-    # 800G, 30 m, 8-lane port: xoff 297 KiB, size = xoff + xon + one MTU
-    assert values["headroom pg 3 xoff"][0] == "304128 B"
-    assert values["headroom pg 3 size"][0] == f"{304128 + 19456 + 9216} B"
+    # 800G, 30 m, 8-lane port: NVIDIA's SN5600 table between 5 m (257024) and 40 m (362496):
+    # 257024 + 105472 × 25/35 = 332361.1 → 325 KiB (the formula alone gives 297 KiB); size = xoff + xon + one MTU
+    assert values["headroom pg 3 xoff"] == (
+        "332800 B",
+        "table:sn5600 (NVIDIA SN5600 static headroom, 800G, interpolated 5–40 m)",
+    )
+    assert values["headroom pg 3 xon"] == ("19456 B", "computed (catalog:sn5600)")
+    assert values["headroom pg 3 size"][0] == f"{332800 + 19456 + 9216} B"
     assert values["trust"] == ("dscp", "default")
     assert values["mtu"] == ("9216", "override:fabric.switch_mtu")
+
+
+def test_explain_says_which_headroom_source_it_used(tmp_path: Path) -> None:
+    runner = CliRunner()
+    # leaf1:Ethernet0, 400G on 3 m: below the table's first point, continued at the formula's 1515 B/m:
+    # 231424 − 2 × 1515.15 = 228393.7 → 223.04 KiB → 224 KiB (the formula alone: 213 KiB)
+    host = runner.invoke(app, ["explain", str(INVENTORIES / "lab"), "leaf1:Ethernet0", "--format", "json"])
+    values = {v["name"]: (v["value"], v["source"]) for v in json.loads(host.output)["values"]}
+    assert values["headroom pg 3 xoff"] == (
+        "229376 B",
+        "table:sn5600 (NVIDIA SN5600 static headroom, 400G, extrapolated below 5 m)",
+    )
+    # the same model redefined in the inventory's own catalog without a table: the formula, and says so
+    inv = tmp_path / "inv"
+    inv.mkdir()
+    for f in (INVENTORIES / "lab").glob("*.yaml"):
+        (inv / f.name).write_text(f.read_text())
+    (inv / "catalog.yaml").write_text(
+        "catalog:\n  switches:\n    sn5600:\n      vendor: NVIDIA\n      asic: Spectrum-4\n      ports: 64\n"
+        "      native_speed: 800G\n      lanes: 8\n      breakouts: [1x800G, 2x400G, 4x200G, 8x100G]\n"
+        "      platform: nvue\n      buffer: {total_bytes: 167772160, cell_bytes: 192, pipeline_latency_bytes: 19456}\n"
+    )
+    own = runner.invoke(app, ["explain", str(inv), "leaf1:Ethernet0", "--format", "json"])
+    assert own.exit_code == 0, own.output
+    values = {v["name"]: (v["value"], v["source"]) for v in json.loads(own.output)["values"]}
+    assert values["headroom pg 3 xoff"] == ("218112 B", "computed (catalog:sn5600)")
 
 
 def test_explain_reports_overrides_and_defaults(tmp_path: Path) -> None:

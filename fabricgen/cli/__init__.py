@@ -271,6 +271,10 @@ def _register() -> None:
 
     app.add_command(scaling.scaling)
     app.add_command(nccl.nccl)
+    from fabricgen.cli import export, schema  # ecosystem: the inventory JSON Schema, exports to other tools
+
+    app.add_command(schema.schema)
+    app.add_command(export.export)
     from fabricgen.cli.helptext import attach  # every command's Examples: and Environment: blocks
 
     attach(app)

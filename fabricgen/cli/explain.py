@@ -84,9 +84,9 @@ def port_rows(fabric: Any, device: str, port: str) -> list[tuple[str, str, str]]
         for pg, head in sorted(pq.headroom.items()):
             rows += [
                 (f"headroom pg {pg} cable_m", f"{head.cable_m:g}", head.cable_source),
-                (f"headroom pg {pg} xoff", f"{head.xoff_bytes} B", f"computed ({head.source})"),
+                (f"headroom pg {pg} xoff", f"{head.xoff_bytes} B", head.xoff_source),
                 (f"headroom pg {pg} xon", f"{head.xon_bytes} B", f"computed ({head.source})"),
-                (f"headroom pg {pg} size", f"{head.size_bytes} B", f"computed ({head.source})"),
+                (f"headroom pg {pg} size", f"{head.size_bytes} B", f"computed from xoff, xon ({head.source})"),
                 (
                     f"pfc pg {pg} xoff threshold",
                     f"{head.xoff_threshold_bytes} B ({head.threshold}, dynamic_th {head.dynamic_th})",

@@ -59,6 +59,16 @@ EXAMPLES: dict[str, list[str]] = {
         "fabricgen scaling inventories/multi-su --collective all_gather --fail spine-01",
     ],
     "nccl": ["fabricgen nccl analyze inventories/su1 all_reduce_perf.log"],
+    "schema": ["fabricgen schema -o fabricgen.schema.json"],
+    "export": [
+        "fabricgen export containerlab inventories/lab-frr -o clab",
+        "fabricgen export nornir inventories/prod --hosts hosts.yaml -o nornir",
+        "fabricgen export ansible inventories/prod --dry-run",
+    ],
+    "paths": [
+        "fabricgen paths inventories/multi-su --job 512 --job 512:scattered",
+        "fabricgen paths inventories/multi-su --job 512:scattered --qps 4 --fail spine-01 --format markdown",
+    ],
 }
 
 ENVIRONMENT: dict[str, dict[str, str]] = {
@@ -74,6 +84,9 @@ ENVIRONMENT: dict[str, dict[str, str]] = {
     "lab": {"FABRICGEN_LAB_DIR": _LIVE["FABRICGEN_LAB_DIR"], "FABRICGEN_DEBUG": _COMMON["FABRICGEN_DEBUG"]},
     "scaling": _COMMON,
     "nccl": _COMMON,
+    "schema": {"FABRICGEN_DEBUG": _COMMON["FABRICGEN_DEBUG"]},
+    "export": _COMMON,
+    "paths": _COMMON,
 }
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from netutils.interface import canonical_interface_name
+
 from fabricgen.topology.model import Fabric
 
 
@@ -46,13 +48,7 @@ def normalize_ifname(name: str) -> str:
     >>> normalize_ifname("Eth1/1"), normalize_ifname("Ethernet1/1"), normalize_ifname("swp1")
     ('ethernet1/1', 'ethernet1/1', 'swp1')
     """
-    try:
-        from netutils.interface import canonical_interface_name
-
-        name = canonical_interface_name(name.strip())
-    except Exception:  # netutils missing or a name it does not know
-        name = name.strip()
-    return name.lower()
+    return str(canonical_interface_name(name.strip())).lower()
 
 
 def normalize_host(name: str) -> str:

@@ -22,6 +22,7 @@ is not a string; a float field still takes a whole number (``3`` for ``3.0``).
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import re
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -32,13 +33,26 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
-from fabricgen.inventory.units import parse_breakout, parse_speed
+from fabricgen.inventory.units import SPEED_PATTERN, parse_breakout, parse_speed
 
-Speed = Annotated[int, BeforeValidator(parse_speed)]
+Speed = Annotated[
+    int,
+    BeforeValidator(parse_speed),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": 100_000},
+                {"type": "string", "pattern": SPEED_PATTERN},
+            ],
+            "description": "a speed: 400G, 800G, 1.6T, or a number of Gb/s",
+        }
+    ),
+]
 """A link speed in Gb/s, written as ``400G``, ``800G``, ``1.6T``."""
 
 _NAME_CHARS = r"A-Za-z0-9._\-"
@@ -153,6 +167,37 @@ class AsicBuffer(Strict):
     cell_occupancy: float = Field(gt=0, le=8, default=3.0, description="worst-case cells used per byte")
 
 
+CableLength = Annotated[str, Field(pattern=r"^[0-9]{1,5}(\.[0-9]{1,3})?m$")]
+"""A cable length in metres, written ``5m``, ``2.5m`` (a mapping key, so a string)."""
+
+
+class HeadroomTableSpec(Strict):
+    """A vendor's published static PFC xoff table for a switch model: fabricgen never computes less."""
+
+    title: str = Field(min_length=1, max_length=80, description="what the vendor calls the table")
+    source: str = Field(min_length=1, description="where the vendor publishes it")
+    xoff_bytes: dict[Speed, dict[CableLength, Annotated[int, Field(gt=0)]]] = Field(
+        min_length=1, description="xoff bytes by port speed, then by cable length such as 5m, 40m, 2.5m"
+    )
+
+    def points(self, speed: int) -> list[tuple[float, int]]:
+        """``(metres, xoff bytes)`` of one speed's row, by length."""
+        return sorted((float(m.removesuffix("m")), x) for m, x in self.xoff_bytes[speed].items())
+
+    @model_validator(mode="after")
+    def _monotone(self) -> HeadroomTableSpec:
+        for speed, row in self.xoff_bytes.items():
+            if not row:
+                raise ValueError(f"{speed}G: at least one cable length is required")
+            points = self.points(speed)
+            if points[0][0] <= 0:
+                raise ValueError(f"{speed}G: cable lengths must be above 0 m")
+            values = [x for _, x in points]
+            if any(b < a for a, b in itertools.pairwise(values)):
+                raise ValueError(f"{speed}G: xoff must not decrease with cable length")
+        return self
+
+
 class SwitchModel(Strict):
     vendor: Label
     asic: Label
@@ -168,6 +213,9 @@ class SwitchModel(Strict):
         default="tx-queue",
         description="EOS egress queue keyword of the model's family: uc-tx-queue on Trident/Tomahawk "
         "(7050X/7060X/7260X/7300X), tx-queue on Jericho (7280R/7500R/7800R)",
+    )
+    headroom_table: HeadroomTableSpec | None = Field(
+        default=None, description="the vendor's published PFC xoff table, a floor for the computed headroom"
     )
 
     @model_validator(mode="after")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-# ASCII only (re.ASCII): "４００G" in fullwidth digits is not a speed; Python's \d would accept it.
-_SPEED = re.compile(r"^\s*(\d{1,9}(?:\.\d{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$", re.ASCII)
+SPEED_PATTERN = r"^\s*([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$"
+"""A speed as text (``400G``, ``1.6T``, ``800Gbps``); also the inventory JSON Schema's pattern. ASCII digits only:
+"４００G" in fullwidth digits is not a speed (Python's ``\\d`` would accept it)."""
+_SPEED = re.compile(SPEED_PATTERN, re.ASCII)
 _BREAKOUT = re.compile(r"^\s*(\d{1,2})\s*[xX]\s*(.+)$", re.ASCII)
 
 

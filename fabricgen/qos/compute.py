@@ -23,6 +23,16 @@ _CABLE_DEFAULT = {
     LinkKind.SPINE_CORE: "fabric.cable_defaults.spine_core",
 }
 
+
+def headroom_table(model_name: str, model: SwitchModel) -> hr.HeadroomTable | None:
+    """The catalog's published xoff table of ``model`` in the shape :func:`headroom.headroom` takes."""
+    spec = model.headroom_table
+    if spec is None:
+        return None
+    rows = tuple((speed, tuple(spec.points(speed))) for speed in sorted(spec.xoff_bytes))
+    return hr.HeadroomTable(model_name, spec.title, rows)
+
+
 @per_fabric
 def compute(fabric: Fabric) -> FabricQos:
     """The QoS of every switch port, host NIC and node of ``fabric`` (memoised per Fabric object)."""
@@ -67,7 +77,8 @@ class _Computer:
         if got is None:
             b = model.buffer
             facts = hr.BufferFacts(b.pipeline_latency_bytes, b.mac_phy_delay_bytes, b.cell_occupancy)
-            got = hr.headroom(speed, cable, self.mtu, self.mtu, facts, lanes)
+            table = headroom_table(model_name, model)
+            got = hr.headroom(speed, cable, self.mtu, self.mtu, facts, lanes, table)
             self._bytes[key] = got
         return got
 
@@ -104,8 +115,10 @@ class _Computer:
             hkey = (sw.model, hb, cable, cable_src, th, xoff_th, st.pfc_priorities)
             head = self._headroom.get(hkey)
             if head is None:
+                xoff_src = f"computed (catalog:{sw.model})" if hb.xoff_source == "computed" else hb.xoff_source
                 one = Headroom(
-                    hb.xoff, hb.xon, hb.size, cable, f"catalog:{sw.model}", cable_src, th.mode, th.dynamic_th, xoff_th
+                    hb.xoff, hb.xon, hb.size, cable, f"catalog:{sw.model}", cable_src, th.mode, th.dynamic_th, xoff_th,
+                    xoff_src,
                 )
                 head = MappingProxyType(dict.fromkeys(sorted(st.pfc_priorities), one))
                 self._headroom[hkey] = head

@@ -9,6 +9,15 @@
     xon           = ceil_1KiB(pipeline_latency)
     size          = ceil_1KiB(xoff + xon [+ port_mtu on 8-lane ports])
 
+Where the vendor publishes a static xoff table for the switch model (catalog ``headroom_table``), the
+formula is never allowed to go below it: ``xoff = max(formula, table floor)``. The table floor at a port
+speed is the highest interpolated value of every published row at or below that speed (a faster port
+never needs less headroom than a slower one), where a row is interpolated linearly between its published
+cable lengths and extrapolated beyond them with the formula's own slope (bytes on the cable × cell
+occupancy per metre, which is what the formula adds per metre). Both terms grow with length and speed,
+so their maximum does too, and at a published point the result is the published value whenever the
+formula lies below it. ``HeadroomBytes.xoff_source`` says which term won.
+
 >>> h = headroom(400, 5.0, 9216, 9216, BufferFacts(19456, 819, 3.0), lanes=4)
 >>> h.xoff, h.xon, h.size
 (221184, 19456, 240640)
@@ -16,6 +25,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -38,10 +48,28 @@ class BufferFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class HeadroomTable:
+    """A vendor's published static xoff table for one switch model.
+
+    ``model``: catalog name (``sn5600``). ``title``: what the vendor calls it. ``rows``: by port speed in
+    Gb/s ascending, ``(speed, points)`` with ``(cable length m, xoff bytes)`` points sorted by length and
+    xoff non-decreasing (the catalog schema checks both).
+    """
+
+    model: str
+    title: str
+    rows: tuple[tuple[int, tuple[tuple[float, int], ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HeadroomBytes:
+    """``xoff_source``: ``computed`` when the formula gave xoff, else the table row and segment used,
+    e.g. ``table:sn5600 (NVIDIA static headroom, 400G, interpolated 5–40 m)``."""
+
     xoff: int
     xon: int
     size: int
+    xoff_source: str = "computed"
 
 
 def pause_quanta(speed: int) -> int:
@@ -72,6 +100,58 @@ def bytes_on_cable(speed: int, length_m: float) -> float:
     return 2 * length_m * speed * 1e9 / SIGNAL_SPEED / 8
 
 
+def _m(value: float) -> str:
+    return f"{value:g}"
+
+
+def interpolate_row(
+    points: tuple[tuple[float, int], ...], length_m: float, slope: float
+) -> tuple[float, str]:
+    """A published row's xoff at ``length_m`` and how it was obtained: the point itself, linear between
+    the two published lengths around it, or extrapolated from the nearest end with ``slope`` bytes/m.
+
+    >>> row = ((5.0, 1000), (40.0, 4500))
+    >>> interpolate_row(row, 5, 10.0), interpolate_row(row, 12, 10.0), interpolate_row(row, 50, 10.0)
+    ((1000.0, 'at 5 m'), (1700.0, 'interpolated 5–40 m'), (4600.0, 'extrapolated above 40 m'))
+    >>> interpolate_row(row, 1, 10.0)
+    (960.0, 'extrapolated below 5 m')
+    """
+    first_m, first_x = points[0]
+    last_m, last_x = points[-1]
+    if length_m < first_m:
+        return first_x - slope * (first_m - length_m), f"extrapolated below {_m(first_m)} m"
+    if length_m > last_m:
+        return last_x + slope * (length_m - last_m), f"extrapolated above {_m(last_m)} m"
+    for (lo_m, lo_x), (hi_m, hi_x) in itertools.pairwise(points):
+        if lo_m < length_m < hi_m:
+            share = (length_m - lo_m) / (hi_m - lo_m)
+            return lo_x + share * (hi_x - lo_x), f"interpolated {_m(lo_m)}–{_m(hi_m)} m"
+    at = next(x for m, x in points if m == length_m)
+    return float(at), f"at {_m(length_m)} m"
+
+
+def table_floor(
+    table: HeadroomTable, speed: int, length_m: float, cell_occupancy: float
+) -> tuple[int, str] | None:
+    """The published table's xoff floor for a ``speed`` Gb/s port on ``length_m`` of cable, rounded up
+    to 1 KiB, and its source text; ``None`` when no row is at or below ``speed``.
+
+    Every row at or below ``speed`` counts (the largest wins), extrapolating with the formula's slope
+    at that row's speed: ``bytes_on_cable(row_speed, 1 m) × cell_occupancy``.
+    """
+    best: tuple[float, str] | None = None
+    for row_speed, points in table.rows:
+        if row_speed > speed:
+            break
+        value, how = interpolate_row(points, length_m, bytes_on_cable(row_speed, 1) * cell_occupancy)
+        if best is None or value >= best[0]:
+            row = f"{row_speed}G" if row_speed == speed else f"{row_speed}G row for a {speed}G port"
+            best = value, f"table:{table.model} ({table.title}, {row}, {how})"
+    if best is None:
+        return None
+    return ceil_kib(best[0]), best[1]
+
+
 def headroom(
     speed: int,
     length_m: float,
@@ -79,13 +159,20 @@ def headroom(
     lossless_mtu: int,
     facts: BufferFacts,
     lanes: int,
+    table: HeadroomTable | None = None,
 ) -> HeadroomBytes:
-    """xoff/xon/size in bytes for one lossless PG of a ``speed`` Gb/s port using ``lanes`` SerDes lanes."""
+    """xoff/xon/size in bytes for one lossless PG of a ``speed`` Gb/s port using ``lanes`` SerDes lanes;
+    xoff is never below ``table`` (the vendor's published values for the model) when one is given."""
     propagation = port_mtu + bytes_on_cable(speed, length_m) + facts.mac_phy_delay_bytes + pause_quanta(speed) * 64
     xoff = ceil_kib(lossless_mtu + propagation * facts.cell_occupancy)
+    source = "computed"
+    if table is not None:
+        floor = table_floor(table, speed, length_m, facts.cell_occupancy)
+        if floor is not None and floor[0] >= xoff:
+            xoff, source = floor
     xon = ceil_kib(facts.pipeline_latency_bytes)
     size = ceil_kib(xoff + xon + (port_mtu if lanes >= 8 else 0))
-    return HeadroomBytes(xoff, xon, size)
+    return HeadroomBytes(xoff, xon, size, source)
 
 
 def dynamic_xoff_threshold(free_bytes: int, dynamic_th: int) -> int:

@@ -82,7 +82,9 @@ class Headroom:
     ``xoff``). ``xon_bytes``: pipeline latency (``xon``). ``size_bytes``: the reserved headroom of the
     PG (``size``; xoff + xon, plus one MTU on 8-lane ports). ``cable_m``: cable length used, whose origin
     is in ``cable_source`` (``inventory:links`` or ``default:fabric.cable_defaults.host`` …).
-    ``source``: origin of the buffer facts (``catalog:<model>``).
+    ``source``: origin of the buffer facts (``catalog:<model>``). ``xoff_source``: what gave
+    ``xoff_bytes``: the formula (``computed (catalog:<model>)``) or the vendor's published table, never
+    less than it (``table:<model> (<title>, <speed>, interpolated 5–40 m)``).
 
     ``threshold``: how the PG decides to send XOFF once its headroom is reserved — ``"dynamic"`` (a
     share of free buffer, SONiC ``dynamic_th`` = ``dynamic_th`` as log2 of alpha) or ``"static"`` (a
@@ -100,6 +102,7 @@ class Headroom:
     threshold: Literal["dynamic", "static"] = "dynamic"
     dynamic_th: int = 0
     xoff_threshold_bytes: int = 0
+    xoff_source: str = "computed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,128 @@
+"""`fabricgen export containerlab|nornir|ansible INVENTORY [-o DIR] [--dry-run]`: the fabric as another
+tool's inventory (see :mod:`fabricgen.ecosystem.export`). Files are YAML written by a YAML emitter;
+a second run writes byte-identical files."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+from ruamel.yaml import YAML
+
+from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, guarded, stdout_console
+
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
+
+
+def dump_yaml(data: Any) -> str:
+    """Block-style YAML of plain data, keys in their given order."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep the given key order
+    yaml.width = 4096
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def read_hosts(path: str) -> dict[str, Any]:
+    """The management hosts file `apply`/`drift` take (``device: host``, ``host:port`` or ``{host, port}``),
+    checked: every host a plain name or address, every port 1–65535."""
+    from ruamel.yaml.error import YAMLError
+
+    from fabricgen.ecosystem.export import ExportError, Management
+
+    try:
+        data = YAML(typ="safe").load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, YAMLError) as exc:
+        raise ExportError(f"{path}: {exc}".replace("\n", " ")) from None
+    if not isinstance(data, dict):
+        raise ExportError(f"{path}: expected a mapping device → host or {{host, port}}")
+    out: dict[str, Management] = {}
+    for name, entry in data.items():
+        if isinstance(entry, dict):
+            host, port = str(entry.get("host", name)), entry.get("port", 22)
+        else:
+            text = str(entry)
+            host, sep, p = text.rpartition(":")
+            host, port = (host, p) if sep and text.count(":") == 1 else (text, 22)
+        if not _HOST.match(host):
+            raise ExportError(f"{path}: {name}: {host!r} is not a host name or address")
+        try:
+            number = int(port)
+        except (TypeError, ValueError):
+            number = 0
+        if not 1 <= number <= 65535:
+            raise ExportError(f"{path}: {name}: port {port!r} is not 1-65535")
+        out[str(name)] = Management(host, number)
+    return out
+
+
+def export_files(kind: str, inventory: str, hosts_file: str | None, image: str) -> dict[str, str]:
+    """``{relative path: text}`` of one export of the inventory."""
+    from fabricgen.ecosystem import export as ex
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.topology.resolve import resolve
+
+    loaded = load_inventory(inventory)
+    if kind == "containerlab":
+        from fabricgen.qos import compute
+        from fabricgen.render import render_device
+        from fabricgen.render.retarget import retarget
+
+        fabric = resolve(retarget(loaded, "frr"))
+        files = {f"{fabric.name}.clab.yml": dump_yaml(ex.containerlab(fabric, image=image))}
+        qos = compute(fabric)
+        for name in fabric.switches:
+            conf = next(f for f in render_device(fabric, name, qos).files if f.path.endswith("frr.conf"))
+            files[f"configs/{name}/frr.conf"] = conf.content
+        files["configs/daemons"] = ex.DAEMONS
+        return files
+    fabric = resolve(loaded)
+    mgmt = read_hosts(hosts_file) if hosts_file else None
+    made = ex.nornir(fabric, mgmt) if kind == "nornir" else ex.ansible(fabric, mgmt)
+    return {name: dump_yaml(data) for name, data in made.items()}
+
+
+@click.command()
+@click.argument("kind", type=click.Choice(["containerlab", "nornir", "ansible"]))
+@click.argument("inventory", type=click.Path(exists=False))
+@click.option("-o", "--output", "output", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Output directory.")
+@click.option("--dry-run", is_flag=True, help="List the files and print them; write nothing.")
+@click.option("--hosts", "hosts_file", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Management addresses (device: host[:port]), as for apply; nornir and ansible.")
+@click.option("--image", default=None, help="Container image of the FRR nodes (containerlab).")
+@FORMAT
+@guarded
+def export(kind: str, inventory: str, output: str, dry_run: bool, hosts_file: str | None, image: str | None,
+           fmt: str) -> None:
+    """Export the fabric as a containerlab topology, a Nornir SimpleInventory or an Ansible inventory."""
+    from fabricgen.ecosystem.export import FRR_IMAGE, ExportError
+
+    try:
+        files = export_files(kind, inventory, hosts_file, image or FRR_IMAGE)
+    except ExportError as exc:
+        click.echo(f"fabricgen export {kind}: {exc}", err=True)
+        raise SystemExit(EXIT_INPUT) from None
+    out = Path(output)
+    if not dry_run:
+        for rel, text in files.items():
+            path = out / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+    if fmt == "json":
+        doc = {"dry_run": dry_run, "files": [str(out / rel) for rel in files]}
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        console = stdout_console()
+        for rel, text in files.items():
+            console.print(f"{'would write' if dry_run else 'wrote'} {out / rel}", markup=False)
+            if dry_run and rel.endswith((".yaml", ".yml")):
+                console.print(text, markup=False, end="")
+    raise SystemExit(EXIT_OK)
