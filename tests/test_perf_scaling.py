@@ -20,7 +20,10 @@ NIC = 400 / 8 * 0.92
 def test_lab_rows() -> None:
     t = scaling_table(load_fabric(INVENTORIES / "lab"))
     assert [(r.scope, r.gpus) for r in t.rows] == [("1 node", 8), ("2 nodes", 16), ("fabric (4 nodes)", 32)]
-    assert t.rows[0].best == pytest.approx(360.0)
+    assert t.rows[0].best == pytest.approx(450 * 0.69 * 8 / 9 * 2 * 7 / 8)  # NVLS on one H100 node
+    assert [r.algorithm for r in t.rows] == [Algorithm.NVLS, Algorithm.NVLS_TREE, Algorithm.RING]
+    assert t.rows[2].best == pytest.approx(360.0)  # ring beyond two nodes: NVLink 360 below 8 × 46 GB/s
+    assert t.rows[2].scaling_efficiency == pytest.approx(360.0 / t.rows[0].best)
     assert all(r.fabric_efficiency == pytest.approx(1.0) for r in t.rows)
     assert not any(r.oversubscribed for r in t.rows)
 
@@ -31,7 +34,8 @@ def test_multi_su_rows_and_the_nvlink_step() -> None:
     assert scopes == ["1 node", "2 nodes", "1 unit", "2 units", "4 units", "fabric (256 nodes, 8 units)"]
     assert t.rows[-1].gpus == 2048
     one = t.row("1 node")
-    assert one is not None and one.best == pytest.approx(900 * 0.8)  # B200 NVLink
+    assert one is not None and one.busbw[Algorithm.RING] == pytest.approx(900 * 0.8)  # B200 NVLink
+    assert one.best == pytest.approx(900 * 0.69 * 0.74 / 0.85 * 8 / 9 * 2 * 7 / 8)  # Blackwell NVLS
     for r in t.rows[1:]:
         assert r.busbw[Algorithm.RING] == pytest.approx(8 * NIC)  # ring: the node's eight 400G rails
         assert r.fabric_efficiency == pytest.approx(1.0)
