@@ -30,7 +30,7 @@ cannot tell them apart (run node pairs, or one GPU per node per rail, to localis
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from fabricgen.errors import InputError, Problem, SourcePos
@@ -293,19 +293,50 @@ def analyze(
                 f"the fabric limits this job to {_gb(expected)} of {_gb(nonblocking)} non-blocking: "
                 f"{pred.bottleneck}{under}"
             )
-        wrong = sum(r.wrong for r in run.rows)
-        if wrong or run.out_of_bounds:
+        bad = [r for r in run.rows if r.wrong]
+        if bad or run.out_of_bounds:
             flags.append("data-errors")
-            details.append(f"nccl-tests counted {wrong} wrong element(s), {run.out_of_bounds or 0} out of bounds")
+            worst = max((r.wrong for r in bad), default=0)
+            details.append(
+                f"nccl-tests counted wrong elements in {len(bad)} of {len(run.rows)} row(s) (up to {worst:,} in one, "
+                f"from line {bad[0].line})" if bad else "nccl-tests found wrong results"
+            )
+            if run.out_of_bounds:
+                details.append(f"{run.out_of_bounds} row(s) out of bounds (nccl-tests' '# Out of bounds values')")
         results.append(
             RunResult(
                 run, coll, placement, rails, measured, sizes, pred, expected, nonblocking, ratio, tuple(flags),
                 tuple(details), algo,
             )
         )
+    results = _supersede(results)
     nodes, rails, more = _localise(results)
     notes.extend(more)
     return Analysis(tuple(results), nodes, rails, tuple(notes), threshold, accept_fabric_limits, tuple(problems))
+
+
+def _supersede(results: list[RunResult]) -> list[RunResult]:
+    """An incomplete run followed in the same file by a complete run of the same ranks and collective (a
+    rerun after a crash) is settled by the rerun: its ``inconclusive`` flag is dropped, with a remark."""
+    out: list[RunResult] = []
+    for i, r in enumerate(results):
+        if r.run.incomplete and "inconclusive" in r.flags:
+            key = (r.run.file, r.collective, tuple((k.host, k.device) for k in r.run.ranks))
+            later = next(
+                (
+                    x
+                    for x in results[i + 1 :]
+                    if x.run.incomplete is None
+                    and (x.run.file, x.collective, tuple((k.host, k.device) for k in x.run.ranks)) == key
+                ),
+                None,
+            )
+            if later is not None:
+                flags = tuple(f for f in r.flags if f != "inconclusive")
+                note = f"superseded by the complete rerun at line {later.run.line}"
+                r = replace(r, flags=flags, details=(*r.details, note))
+        out.append(r)
+    return out
 
 
 def pred_best(p: Prediction) -> float:

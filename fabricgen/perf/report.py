@@ -113,7 +113,9 @@ def print_analysis(console: Console, analysis: Analysis) -> None:
     short = sum(1 for r in analysis.runs if "short" in r.flags)
     limited = sum(1 for r in analysis.runs if "fabric-limited" in r.flags)
     errors = sum(1 for r in analysis.runs if "data-errors" in r.flags)
+    unsure = sum(1 for r in analysis.runs if "inconclusive" in r.flags)
     console.print(
-        f"{len(analysis.runs)} run(s): {short} short of the model, {limited} fabric-limited, {errors} with data errors",
+        f"{len(analysis.runs)} run(s): {short} short of the model, {limited} fabric-limited, {errors} with data "
+        f"errors, {unsure} inconclusive",
         markup=False,
     )
