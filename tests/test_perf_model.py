@@ -181,3 +181,13 @@ def test_all_to_all_efficiency_is_against_one_node(lab: Fabric) -> None:
     assert four.best == pytest.approx((31 / 32) / (8 * 24 / 32 / (8 * NIC)))
     assert four.ideal == pytest.approx(NVLINK)
     assert four.best / four.ideal == pytest.approx(0.165, abs=1e-3)  # not 0.0036: no infinitely fast network
+
+
+def test_docstring_examples_hold() -> None:
+    import doctest
+
+    from fabricgen.perf import model, nccl
+
+    for module in (model, nccl):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

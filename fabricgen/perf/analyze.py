@@ -51,9 +51,9 @@ from fabricgen.topology.model import Fabric
 LARGE_BYTES = 256 * 1024 * 1024
 """Message size from which nccl-tests bus bandwidth is on its plateau (compared with the model)."""
 
-ExpectedAlgorithm = Literal["default", "ring", "tree", "nvls", "nvls_tree", "hierarchical", "best"]
+ExpectedAlgorithm = Literal["default", "ring", "tree", "nvls", "nvls_tree", "direct", "hierarchical", "best"]
 ALGORITHM_CHOICES: tuple[ExpectedAlgorithm, ...] = (
-    "default", "ring", "tree", "nvls", "nvls_tree", "hierarchical", "best",
+    "default", "ring", "tree", "nvls", "nvls_tree", "direct", "hierarchical", "best",
 )  # fmt: skip
 
 

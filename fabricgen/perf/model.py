@@ -89,6 +89,7 @@ class Algorithm(StrEnum):
     TREE = "tree"
     NVLS = "nvls"
     NVLS_TREE = "nvls_tree"
+    DIRECT = "direct"  # all-to-all: every rank sends to every other (NCCL's only all-to-all)
 
 
 NCCL_ALGO_NAMES = {
@@ -150,6 +151,8 @@ def default_algorithm(
     >>> default_algorithm(Collective.ALL_REDUCE, 2, True, allowed=frozenset({Algorithm.RING})).value
     'ring'
     """
+    if collective is Collective.ALL_TO_ALL:
+        return Algorithm.DIRECT
     if collective is not Collective.ALL_REDUCE:
         return Algorithm.RING
     old = nccl_version is not None
@@ -178,10 +181,13 @@ def parse_nccl_algo(value: str) -> frozenset[Algorithm] | None:
     ['ring', 'tree']
     >>> parse_nccl_algo("CollnetDirect") is None
     True
+    >>> sorted(a.value for a in parse_nccl_algo("allreduce:tree"))
+    ['tree']
     """
     text = value.strip()
     exclude = text.startswith("^")
-    names = {t.strip().lower() for t in re.split(r"[,;]", text.lstrip("^")) if t.strip()}
+    # "allreduce:ring,tree;allgather:ring" (per-collective form): the algorithm names after the colon
+    names = {t.strip().lower().rsplit(":", 1)[-1] for t in re.split(r"[,;]", text.lstrip("^")) if t.strip()}
     named = {NCCL_ALGO_NAMES[n] for n in names if n in NCCL_ALGO_NAMES}
     if exclude:
         return frozenset(set(NCCL_ALGO_NAMES.values()) - named)
@@ -675,7 +681,8 @@ def _busbw(
         t_net = g_max * (n - g_min) / n / net if m > 1 else 0.0
         direct = factor / max(t_nv, t_net)
         a2a_lim = "nvlink" if t_nv >= t_net else "network"
-        return dict.fromkeys(algos, direct), dict.fromkeys(algos, a2a_lim)
+        keys = (*algos, Algorithm.DIRECT)
+        return dict.fromkeys(keys, direct), dict.fromkeys(keys, a2a_lim)
     ring = min(nv, net)
     phases = 2.0 if collective is Collective.ALL_REDUCE else 1.0
     t_nv = phases * (g - 1) / g / nv if g > 1 else 0.0
