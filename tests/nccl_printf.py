@@ -329,6 +329,12 @@ def _main() -> None:  # pragma: no cover - regenerates the sample logs
         # a run that stops at 128 MiB, well below the plateau
         "h100-pair-short-range.log": (sweep("all_reduce_perf", pair, 8, 430.0, top=64 << 20), "2.16", "mpirun"),
     }
+    samples["h100-pair-2.13-ts-srun.log"] = (sweep("all_reduce_perf", pair, 8, 429.0), "2.13", "timestamp+srun")
+    per_iter = sweep("all_reduce_perf", pair, 8, 433.0)
+    samples["h100-pair-2.19.6-per-iter-pdsh.log"] = (
+        GenRun(per_iter.program, pair, 8, per_iter.rows, timestamps=True, per_iter=True), "2.19.6", "pdsh"
+    )
+    samples["h100-pair-alltoall-2.17.6-mpirun.log"] = (sweep("alltoall_perf", pair, 8, 86.0), "2.17.6", "mpirun")
     for name, (run, layout, prefix) in samples.items():
         (root / name).write_text(write(run, layout, prefix).text)
     crashed = write(sweep("all_reduce_perf", pair, 8, 430.0), "2.17.6", "timestamp", cut_after_row=6).text

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fabricgen.cli import app
-from fabricgen.perf.nccl import NcclRun, parse_log, read_log
+from fabricgen.perf.nccl import NcclRun, parse_log
 from tests.conftest import INVENTORIES
 from tests.nccl_printf import LAYOUTS, PREFIXES, GenRow, GenRun, Placement, sweep, write
 
@@ -183,7 +183,46 @@ def test_missing_log_is_named_as_the_log() -> None:
     assert "<inventory>" not in out
 
 
-def test_read_log_reads_every_sample() -> None:
-    for path in sorted(LAYOUT_LOGS.glob("*.log")):
-        runs = read_log(str(path))
-        assert runs and all(r.ranks for r in runs), path
+@pytest.mark.parametrize(
+    ("name", "code", "flags", "measured"),
+    [
+        ("h100-pair-default-srun.log", 0, [[]], 432.0),
+        ("h100-pair-degraded-srun.log", 1, [["short"]], 324.0),
+        ("h100-pair-wrong-g.log", 1, [["data-errors"]], 430.0),
+        ("h100-pair-2.11-pdsh.log", 0, [[]], 431.0),
+        ("h100-pair-2.13-ts-srun.log", 0, [[]], 429.0),
+        ("h100-pair-2.19.6-per-iter-pdsh.log", 0, [[]], 433.0),
+        ("h100-pair-alltoall-2.17.6-mpirun.log", 0, [[]], 86.0),
+        ("h100-pair-short-range.log", 1, [["inconclusive"]], 271.81),
+        ("h100-pair-crash-then-rerun.log", 0, [[], []], 431.0),
+    ],
+)
+def test_every_sample_log_gets_its_verdict(name: str, code: int, flags: list[list[str]], measured: float) -> None:
+    got, out = _analyze(str(LAYOUT_LOGS / name))
+    assert got == code, out
+    doc = _json(str(LAYOUT_LOGS / name))
+    assert [r["flags"] for r in doc["runs"]] == flags
+    assert doc["runs"][-1]["measured_busbw"] == measured
+    assert "Traceback" not in out
+
+
+def test_samples_cover_every_layout_and_the_test_covers_every_sample() -> None:
+    names = {p.name for p in LAYOUT_LOGS.glob("*.log")}
+    assert len(names) == 9
+    texts = {n: (LAYOUT_LOGS / n).read_text() for n in names}
+    assert any("error" in t and "root" not in t for t in texts.values())  # 2.10–2.11
+    assert any("#wrong" in t and "nccl-tests version" not in t for t in texts.values())  # 2.13–2.17.5
+    assert any("i_cv%" in t for t in texts.values())  # 2.19.2 on
+    assert any(t.startswith(" 0: ") for t in texts.values())  # srun -l
+    assert any(t.startswith("[1,0]<stdout>:") for t in texts.values())  # mpirun --tag-output
+    assert any(t.startswith("gpu01: ") for t in texts.values())  # pdsh / clush
+
+
+def test_old_nccl_in_the_log_means_tree_on_two_nodes(tmp_path: Path) -> None:
+    text = (LAYOUT_LOGS / "h100-pair-2.11-pdsh.log").read_text()
+    log = tmp_path / "old.log"
+    log.write_text("gpu01: gpu01:4000:4000 [0] NCCL INFO NCCL version 2.16.5+cuda12.0\n" + text)
+    (run,) = _json(str(log))["runs"]
+    # NVLS-tree needs NCCL 2.18: tree, 0.46 × NVLink ring 360 per direction, × 2(n−1)/n
+    assert run["algorithm"] == "tree"
+    assert run["expected_busbw"] == pytest.approx(2 * 15 / 16 * 0.46 * 360.0, abs=0.01)

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from ruamel.yaml import YAML
 
 from fabricgen.perf.model import Algorithm, Assumptions, Collective, job_busbw
 
 ROOT = Path(__file__).parent.parent
-ROWS: list[dict[str, Any]] = yaml.safe_load((Path(__file__).parent / "data" / "perf" / "published.yaml").read_text())[
-    "rows"
-]
+DATA = Path(__file__).parent / "data" / "perf" / "published.yaml"
+ROWS: list[dict[str, Any]] = YAML(typ="safe").load(DATA.read_text())["rows"]
 
 
 def _predict(row: dict[str, Any], assumptions: Assumptions | None = None) -> tuple[Algorithm, float]:
