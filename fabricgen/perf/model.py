@@ -155,9 +155,9 @@ def default_algorithm(
         return Algorithm.DIRECT
     if collective is not Collective.ALL_REDUCE:
         return Algorithm.RING
-    old = nccl_version is not None
-    has_nvls = nvls and not (old and nccl_version < (2, 17, 0))  # type: ignore[operator]
-    has_nvls_tree = nvls and not (old and nccl_version < (2, 18, 0))  # type: ignore[operator]
+    version = nccl_version or (99, 0, 0)  # unknown: a current NCCL
+    has_nvls = nvls and version >= (2, 17, 0)
+    has_nvls_tree = nvls and version >= (2, 18, 0)
     if nodes <= 1:
         order = [Algorithm.NVLS] if has_nvls else []
         order += [Algorithm.RING, Algorithm.TREE]
