@@ -5,9 +5,10 @@ nccl-tests sources at these tags (the C format strings are quoted beside each us
 follows C printf for every conversion used here: ``%li`` is written ``%d``, ``%le`` ``%e``):
 
 * ``2.11``: ``src/common.cu`` and the per-test ``print_header``/``print_line_header`` of v2.10.0–v2.11.0;
-* ``2.13``: ``src/common.cu`` of v2.13.8–v2.14.1 (``Group`` in the device line, ``[0x%02x]`` bus id);
+* ``2.13``: ``src/common.cu`` of v2.13.4–v2.14.1 (``Group`` in the device line, ``[0x%02x]`` bus id;
+  v2.13.0–v2.13.3 print the device line of 2.11);
 * ``2.16``: ``src/common.cu`` of v2.15.0–v2.17.5 (``[%04x:%02x:%02x]`` PCI address, ``cputime`` option);
-* ``2.17.6``: ``src/util.cu`` of v2.17.6–v2.19.1 (``getFloatStr`` by powers of ten, ``%6g`` wrong count,
+* ``2.17.6``: ``src/util.cu`` of v2.17.6–v2.19.5 (``getFloatStr`` by powers of ten, ``%6g`` wrong count,
   timestamps, version banner);
 * ``2.19.6``: ``src/util.cu`` of v2.19.6 (``getFloatStr`` by ``snprintf`` length, per-iteration columns).
 
@@ -81,7 +82,7 @@ def _time_str_old(us: float) -> str:
 
 
 def float_str_2_17_6(value: float, width: int) -> str:
-    """util.cu getFloatStr, v2.17.6–v2.19.1: decimals chosen by the number of integer digits."""
+    """util.cu getFloatStr, v2.17.6–v2.19.5: decimals chosen by the number of integer digits."""
     power = 0
     val = 1
     while value >= val:
