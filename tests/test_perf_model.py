@@ -23,6 +23,7 @@ DATA = Path(__file__).parent / "data" / "perf"
 NIC = 400 / 8 * 0.92  # one 400G ConnectX-7 rail: 46 GB/s of payload
 NVLINK = 450 * 0.80  # H100 NVLink per GPU, one direction, at the default efficiency: 360 GB/s
 RING, HIER = Algorithm.RING, Algorithm.HIERARCHICAL
+NVLS_ALGBW = 450 * 0.69 * 8 / 9  # NVLS on 8 H100: NVLink × Hopper NVLS efficiency × g/(g+1) = 276 GB/s
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,16 @@ def test_single_node_is_nvlink_only(lab: Fabric, collective: Collective) -> None
 
 def test_single_node_follows_nvlink_efficiency(lab: Fabric) -> None:
     p = predict(lab, {"gpu01": None}, assumptions=Assumptions(nvlink_efficiency=1.0))
-    assert p.best == pytest.approx(450.0)
+    assert p.busbw[RING] == pytest.approx(450.0)
+
+
+def test_single_h100_node_defaults_to_nvls(lab: Fabric) -> None:
+    p = predict(lab, {"gpu01": None})
+    assert p.algorithm is Algorithm.NVLS
+    # NCCL's maintainers: ~480 GB/s busbw (algbw ~275) on 8 H100 with NVLS (nccl-tests #212)
+    assert p.best == pytest.approx(NVLS_ALGBW * 2 * 7 / 8) and 470 < p.best < 490
+    assert p.busbw[RING] == pytest.approx(NVLINK)  # NCCL_ALGO=Ring: ~370 GB/s
+    assert p.ideal == pytest.approx(p.best)  # one node is its own reference
 
 
 def test_two_nodes_on_one_leaf(lab: Fabric) -> None:
@@ -68,7 +78,10 @@ def test_two_nodes_on_one_leaf(lab: Fabric) -> None:
     # hierarchical: busbw = 2(n−1)/n ÷ max(2(g−1)/g ÷ B_nvlink, 2(M−1)/M ÷ B_node) with n=16, g=8, M=2
     expected = (2 * 15 / 16) / max(2 * 7 / 8 / NVLINK, 2 * 1 / 2 / (8 * NIC))
     assert p.busbw[HIER] == pytest.approx(expected)
-    assert p.best == pytest.approx(expected) and p.algorithm is HIER
+    # NCCL's default on two NVLS nodes is NVLS-tree: 0.83 × NVLS algbw, under the node's 8 × 46 GB/s
+    assert p.algorithm is Algorithm.NVLS_TREE
+    assert p.best == pytest.approx(2 * 15 / 16 * 0.83 * NVLS_ALGBW)
+    assert p.busbw[Algorithm.TREE] == pytest.approx(2 * 15 / 16 * min(0.46 * NVLINK, 8 * NIC))
 
 
 def test_two_nodes_network_term_without_nvlink_limit(lab: Fabric) -> None:
@@ -153,7 +166,28 @@ def test_unknown_failures_are_input_errors(lab: Fabric) -> None:
     assert len(exc.value.problems) == 3
 
 
-def test_scaling_efficiency_reference_is_an_nvlink_fast_network(lab: Fabric) -> None:
+def test_scaling_efficiency_reference_is_one_node(lab: Fabric) -> None:
     p = predict(lab, {"gpu01": None, "gpu02": None})
-    assert p.ideal == pytest.approx((2 * 15 / 16) / (2 * 7 / 8 / NVLINK))
-    assert p.best <= p.ideal + 1e-9
+    one = predict(lab, {"gpu01": None})
+    assert p.ideal == pytest.approx(one.best)  # busbw(job) ÷ busbw(one node), as users compute it
+    assert p.best / p.ideal == pytest.approx(0.83 * 15 / 16 / (7 / 8))
+
+
+def test_all_to_all_efficiency_is_against_one_node(lab: Fabric) -> None:
+    four = predict(lab, {n: None for n in ("gpu01", "gpu02", "gpu03", "gpu04")}, Collective.ALL_TO_ALL)
+    one = predict(lab, {"gpu01": None}, Collective.ALL_TO_ALL)
+    assert one.best == pytest.approx(NVLINK)  # (n−1)/n × S over each GPU's NVLink: busbw = NVLink
+    # 4 nodes: g(n−g)/n = 8·24/32 of the buffer leaves each node over 8 NICs
+    assert four.best == pytest.approx((31 / 32) / (8 * 24 / 32 / (8 * NIC)))
+    assert four.ideal == pytest.approx(NVLINK)
+    assert four.best / four.ideal == pytest.approx(0.165, abs=1e-3)  # not 0.0036: no infinitely fast network
+
+
+def test_docstring_examples_hold() -> None:
+    import doctest
+
+    from fabricgen.perf import model, nccl
+
+    for module in (model, nccl):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -20,7 +20,10 @@ NIC = 400 / 8 * 0.92
 def test_lab_rows() -> None:
     t = scaling_table(load_fabric(INVENTORIES / "lab"))
     assert [(r.scope, r.gpus) for r in t.rows] == [("1 node", 8), ("2 nodes", 16), ("fabric (4 nodes)", 32)]
-    assert t.rows[0].best == pytest.approx(360.0)
+    assert t.rows[0].best == pytest.approx(450 * 0.69 * 8 / 9 * 2 * 7 / 8)  # NVLS on one H100 node
+    assert [r.algorithm for r in t.rows] == [Algorithm.NVLS, Algorithm.NVLS_TREE, Algorithm.RING]
+    assert t.rows[2].best == pytest.approx(360.0)  # ring beyond two nodes: NVLink 360 below 8 × 46 GB/s
+    assert t.rows[2].scaling_efficiency == pytest.approx(360.0 / t.rows[0].best)
     assert all(r.fabric_efficiency == pytest.approx(1.0) for r in t.rows)
     assert not any(r.oversubscribed for r in t.rows)
 
@@ -31,7 +34,8 @@ def test_multi_su_rows_and_the_nvlink_step() -> None:
     assert scopes == ["1 node", "2 nodes", "1 unit", "2 units", "4 units", "fabric (256 nodes, 8 units)"]
     assert t.rows[-1].gpus == 2048
     one = t.row("1 node")
-    assert one is not None and one.best == pytest.approx(900 * 0.8)  # B200 NVLink
+    assert one is not None and one.busbw[Algorithm.RING] == pytest.approx(900 * 0.8)  # B200 NVLink
+    assert one.best == pytest.approx(900 * 0.69 * 0.74 / 0.85 * 8 / 9 * 2 * 7 / 8)  # Blackwell NVLS
     for r in t.rows[1:]:
         assert r.busbw[Algorithm.RING] == pytest.approx(8 * NIC)  # ring: the node's eight 400G rails
         assert r.fabric_efficiency == pytest.approx(1.0)
@@ -115,3 +119,27 @@ def test_cli_unknown_failure_exits_3() -> None:
     res = CliRunner().invoke(app, ["scaling", str(INVENTORIES / "lab"), "--fail", "spine7"])
     assert res.exit_code == 3
     assert "spine7" in res.output
+
+
+def test_su1_all_to_all_efficiency_is_against_one_node() -> None:
+    res = CliRunner().invoke(
+        app, ["scaling", str(INVENTORIES / "su1"), "--format", "json", "--collective", "all_to_all"]
+    )
+    assert res.exit_code == 0, res.output
+    rows = {r["scope"]: r for r in json.loads(res.output)["rows"]}
+    one, two, whole = rows["1 node"], rows["2 nodes"], rows["fabric (32 nodes)"]
+    assert one["best"] == pytest.approx(360.0) and one["scaling_efficiency"] == 1.0
+    # 2 nodes: half of each GPU's buffer leaves the node over 8 × 46 GB/s: busbw = 15/16 ÷ (8·8/16 ÷ 368)
+    assert two["best"] == pytest.approx((15 / 16) / (8 * 8 / 16 / (8 * NIC)), rel=1e-3)
+    assert two["ideal"] == pytest.approx(360.0)  # one node, not an infinitely fast network
+    assert two["scaling_efficiency"] == pytest.approx(two["best"] / 360.0, abs=1e-4)
+    assert whole["scaling_efficiency"] == pytest.approx((255 / 256) / (8 * 248 / 256 / (8 * NIC)) / 360.0, abs=1e-4)
+
+
+def test_su1_all_reduce_rows_follow_nccls_default_algorithm() -> None:
+    t = scaling_table(load_fabric(INVENTORIES / "su1"))
+    assert [(r.scope, r.algorithm.value) for r in t.rows] == [
+        ("1 node", "nvls"), ("2 nodes", "nvls_tree"), ("fabric (32 nodes)", "ring"),
+    ]  # fmt: skip
+    assert t.rows[0].best == pytest.approx(483.0, abs=0.1)  # not 360: NVLS on one H100 node
+    assert t.rows[2].scaling_efficiency == pytest.approx(360.0 / 483.0, abs=1e-3)

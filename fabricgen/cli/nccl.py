@@ -8,6 +8,7 @@ import click
 
 from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, guarded, stderr_console, stdout_console
 from fabricgen.cli.scaling import COLLECTIVES, NIC_EFFICIENCY, NVLINK_EFFICIENCY
+from fabricgen.perf.analyze import ALGORITHM_CHOICES, ExpectedAlgorithm
 
 
 @click.group()
@@ -26,8 +27,9 @@ def nccl() -> None:
     "--collective", type=click.Choice(COLLECTIVES), default=None, help="Override the collective of every log."
 )
 @click.option(
-    "--algorithm", type=click.Choice(["ring", "hierarchical", "best"]), default="ring", show_default=True,
-    help="Prediction the measurements are held against.",
+    "--algorithm", type=click.Choice(ALGORITHM_CHOICES), default="default", show_default=True,
+    help="Prediction the measurements are held against (default: the algorithm NCCL would have used: "
+    "NVLS in one node, NVLS-tree/tree on two, ring beyond; NCCL_ALGO in the log restricts it).",
 )
 @click.option("--fail", "fail", multiple=True, metavar="DEVICE[:PORT]", help="Known failed switch, node, port or NIC.")
 @click.option(
@@ -56,7 +58,7 @@ def analyze(
     Exits 0 when nothing is flagged, 1 when something is, 3 when a log or the inventory cannot be used
     (one line per problem, naming the file and line; readable logs are still analysed and reported).
     """
-    from typing import Literal, cast
+    from typing import cast
 
     from fabricgen.errors import Problem, SourcePos
     from fabricgen.inventory.load import load_inventory
@@ -74,8 +76,8 @@ def analyze(
         try:
             runs.extend(read_log(path))
         except NcclLogError as exc:
-            pos = SourcePos(exc.file, exc.line, 1) if exc.line else None
-            problems.append(Problem(pos, "", exc.message if exc.line else f"{exc.file}: {exc.message}"))
+            # a log that cannot be opened is named as the log, at its start (not as the inventory)
+            problems.append(Problem(SourcePos(exc.file, max(exc.line, 1), 1), "", exc.message))
     analysis = None
     if runs:  # every readable log is analysed; a broken one does not hide the others
         analysis = run_analysis(
@@ -85,7 +87,7 @@ def analyze(
             assumptions=Assumptions(nic_efficiency, nvlink_efficiency),
             failures=failures,
             collective=Collective(collective) if collective else None,
-            algorithm=cast(Literal["ring", "hierarchical", "best"], algorithm),
+            algorithm=cast(ExpectedAlgorithm, algorithm),
             accept_fabric_limits=accept_fabric_limits,
         )
         problems.extend(analysis.problems)

@@ -5,10 +5,18 @@ hostname, case-insensitively) and each rank's ``device`` number to that node's G
 NIC); the model predicts the bus bandwidth of that node set; the measured figure is the best bus bandwidth
 of the rows at large message sizes (``large_bytes`` and up; the largest row when none is that large).
 
+The prediction a run is held against is, by default, the algorithm NCCL would have used for it: NVLS on
+one node with NVLink SHARP, NVLS-tree or tree on two nodes, ring beyond (see :mod:`fabricgen.perf.model`),
+restricted by ``NCCL_ALGO`` when the log shows it and by the NCCL version it names (NVLS from 2.17,
+NVLS-tree from 2.18). ``algorithm`` names one instead.
+
 A run is flagged when
 
-* ``short``: measured < (1 − threshold) × predicted — something the inventory does not know (a slow or
-  flapping NIC, a mis-set QoS, a bad cable, a failed link not passed with ``--fail``);
+* ``short``: measured < (1 − threshold) × predicted at plateau sizes — something the inventory does not
+  know (a slow or flapping NIC, a mis-set QoS, a bad cable, a failed link not passed with ``--fail``);
+* ``inconclusive``: the run cannot prove a pass: it stops early (truncated, cut off by a rerun, an
+  unreadable row: the reason is given) and its plateau rows do not already show it short, or it is below
+  the prediction but never reached ``large_bytes`` (the bandwidth may still have been climbing);
 * ``fabric-limited``: predicted < (1 − threshold) × the same job on a non-blocking fabric — the fabric as
   declared holds the job back (an oversubscribed tier it crosses, failed links); the limiting switch and
   the job's nodes under it are named;
@@ -21,8 +29,8 @@ cannot tell them apart (run node pairs, or one GPU per node per rail, to localis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from fabricgen.errors import InputError, Problem, SourcePos
@@ -35,6 +43,7 @@ from fabricgen.perf.model import (
     Prediction,
     _Job,
     build_view,
+    parse_nccl_algo,
 )
 from fabricgen.perf.nccl import NcclRun
 from fabricgen.topology.model import Fabric
@@ -42,7 +51,10 @@ from fabricgen.topology.model import Fabric
 LARGE_BYTES = 256 * 1024 * 1024
 """Message size from which nccl-tests bus bandwidth is on its plateau (compared with the model)."""
 
-ExpectedAlgorithm = Literal["ring", "hierarchical", "best"]
+ExpectedAlgorithm = Literal["default", "ring", "tree", "nvls", "nvls_tree", "direct", "hierarchical", "best"]
+ALGORITHM_CHOICES: tuple[ExpectedAlgorithm, ...] = (
+    "default", "ring", "tree", "nvls", "nvls_tree", "direct", "hierarchical", "best",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +69,9 @@ class RunResult:
     expected: float
     nonblocking: float
     ratio: float
-    flags: tuple[str, ...]  # "short", "fabric-limited", "data-errors"
+    flags: tuple[str, ...]  # "short", "inconclusive", "fabric-limited", "data-errors"
     details: tuple[str, ...]  # one sentence per flag or remark
+    algorithm: Algorithm = Algorithm.RING  # the algorithm ``expected`` is the prediction of
 
     @property
     def ok(self) -> bool:
@@ -77,7 +90,10 @@ class RunResult:
             "nodes": sorted(self.placement),
             "rails": list(self.rails),
             "measured_busbw": round(self.measured, 2),
-            "avg_busbw": round(self.run.avg_busbw, 3),
+            "avg_busbw": None if self.run.avg_busbw is None else round(self.run.avg_busbw, 3),
+            "incomplete": self.run.incomplete,
+            "algorithm": self.algorithm.value,
+            "nccl_algo": self.run.nccl_algo,
             "sizes_compared": list(self.measured_sizes),
             "expected_busbw": round(self.expected, 2),
             "nonblocking_busbw": round(self.nonblocking, 2),
@@ -154,6 +170,8 @@ def placement_of(fabric: Fabric, run: NcclRun) -> dict[str, tuple[int, ...]]:
 
 
 def _measured(run: NcclRun, large_bytes: int) -> tuple[float, tuple[int, int], bool]:
+    if not run.rows:
+        return 0.0, (0, 0), False
     large = [r for r in run.rows if r.size >= large_bytes]
     plateau = bool(large)
     if not large:
@@ -174,15 +192,16 @@ def analyze(
     assumptions: Assumptions | None = None,
     failures: Failures = NO_FAILURES,
     collective: Collective | None = None,
-    algorithm: ExpectedAlgorithm = "ring",
+    algorithm: ExpectedAlgorithm = "default",
     large_bytes: int = LARGE_BYTES,
     accept_fabric_limits: bool = False,
 ) -> Analysis:
     """Compare parsed runs with the model. ``collective`` overrides what each log says; ``algorithm`` is
-    the prediction measured runs are held against (``ring``: NCCL's choice for large messages on RoCE
-    rails; ``best``: the faster of ring and hierarchical). Runs that cannot be analysed (a host or device
-    the inventory does not have, a collective that cannot be told) are left out and reported in
-    :attr:`Analysis.problems`, one per problem, with the file and line."""
+    the prediction measured runs are held against (``default``: the algorithm NCCL would have used for
+    the run, see the module docstring; ``best``: the fastest algorithm the model knows; or one by name).
+    Runs that cannot be analysed (a host or device the inventory does not have, a collective that cannot
+    be told) are left out and reported in :attr:`Analysis.problems`, one per problem, with the file and
+    line."""
     if not 0 < threshold < 1:
         raise ValueError(f"threshold must be in (0, 1), got {threshold}")
     a = assumptions or Assumptions()
@@ -212,27 +231,45 @@ def analyze(
         for node, gpus in placement.items():
             job.add(view.nodes[node], gpus)
             healthy.add(view.nodes[node], gpus)
-        pred = job.evaluate(coll, a)
-        ideal = healthy.evaluate(coll, a, derate=False)
-        pick = _pick(algorithm)
-        expected, nonblocking = pick(pred), pick(ideal)
+        allowed = parse_nccl_algo(run.nccl_algo) if run.nccl_algo else None
+        pred = job.evaluate(coll, a, nccl_version=run.nccl_version, allowed=allowed)
+        ideal = healthy.evaluate(coll, a, derate=False, nccl_version=run.nccl_version, allowed=allowed)
+        algo, note = _choose(algorithm, pred)
+        expected = pred.busbw.get(algo, 0.0) if algorithm != "best" else pred_best(pred)
+        nonblocking = ideal.busbw.get(algo, 0.0) if algorithm != "best" else pred_best(ideal)
         measured, sizes, plateau = _measured(run, large_bytes)
         ratio = measured / expected if expected > 0 else float("inf")
         rails = tuple(
             sorted({n.rail for node, gpus in placement.items() for n in view.nodes[node].nics if n.gpu in gpus})
         )
         flags: list[str] = []
-        details: list[str] = []
-        if not plateau:
+        details: list[str] = [f"held against {_algo_words(algo, run, algorithm)}"]
+        if note:
+            details.append(note)
+        if run.incomplete:
+            details.append(f"incomplete run: {run.incomplete}")
+        if run.rows and not plateau:
             details.append(
                 f"largest message is {sizes[1]:,} B (< {large_bytes:,} B): bandwidth may not have reached its plateau"
             )
-        if ratio < 1 - threshold:
+        below = ratio < 1 - threshold
+        if not run.rows:
+            flags.append("inconclusive")
+            details.append("no result row to compare")
+        elif below and plateau:
             flags.append("short")
             details.append(
                 f"measured {_gb(measured)} is {1 - ratio:.0%} below the expected {_gb(expected)} "
                 f"(model limit: {pred.bottleneck})"
             )
+        elif below:
+            flags.append("inconclusive")
+            details.append(
+                f"measured {_gb(measured)} at {sizes[1]:,} B is {1 - ratio:.0%} below the expected {_gb(expected)}, "
+                f"but the run never reached {large_bytes:,} B: rerun with -e 8G (or larger) to decide"
+            )
+        if run.incomplete and run.rows and "short" not in flags and "inconclusive" not in flags:
+            flags.append("inconclusive")
         elif ratio > 1 + threshold:
             details.append(
                 f"measured {_gb(measured)} is {ratio - 1:.0%} above the model's {_gb(expected)}: "
@@ -256,28 +293,76 @@ def analyze(
                 f"the fabric limits this job to {_gb(expected)} of {_gb(nonblocking)} non-blocking: "
                 f"{pred.bottleneck}{under}"
             )
-        wrong = sum(r.wrong for r in run.rows)
-        if wrong or run.out_of_bounds:
+        bad = [r for r in run.rows if r.wrong]
+        if bad or run.out_of_bounds:
             flags.append("data-errors")
-            details.append(f"nccl-tests counted {wrong} wrong element(s), {run.out_of_bounds or 0} out of bounds")
+            worst = max((r.wrong for r in bad), default=0)
+            details.append(
+                f"nccl-tests counted wrong elements in {len(bad)} of {len(run.rows)} row(s) (up to {worst:,} in one, "
+                f"from line {bad[0].line})" if bad else "nccl-tests found wrong results"
+            )
+            if run.out_of_bounds:
+                details.append(f"{run.out_of_bounds} row(s) out of bounds (nccl-tests' '# Out of bounds values')")
         results.append(
             RunResult(
                 run, coll, placement, rails, measured, sizes, pred, expected, nonblocking, ratio, tuple(flags),
-                tuple(details),
+                tuple(details), algo,
             )
         )
+    results = _supersede(results)
     nodes, rails, more = _localise(results)
     notes.extend(more)
     return Analysis(tuple(results), nodes, rails, tuple(notes), threshold, accept_fabric_limits, tuple(problems))
 
 
-def _pick(algorithm: ExpectedAlgorithm) -> Callable[[Prediction], float]:
-    def pick(p: Prediction) -> float:
-        if algorithm == "best":
-            return p.best
-        return p.busbw[Algorithm(algorithm)]
+def _supersede(results: list[RunResult]) -> list[RunResult]:
+    """An incomplete run followed in the same file by a complete run of the same ranks and collective (a
+    rerun after a crash) is settled by the rerun: its ``inconclusive`` flag is dropped, with a remark."""
+    out: list[RunResult] = []
+    for i, r in enumerate(results):
+        if r.run.incomplete and "inconclusive" in r.flags:
+            key = (r.run.file, r.collective, tuple((k.host, k.device) for k in r.run.ranks))
+            later = next(
+                (
+                    x
+                    for x in results[i + 1 :]
+                    if x.run.incomplete is None
+                    and (x.run.file, x.collective, tuple((k.host, k.device) for k in x.run.ranks)) == key
+                ),
+                None,
+            )
+            if later is not None:
+                flags = tuple(f for f in r.flags if f != "inconclusive")
+                note = f"superseded by the complete rerun at line {later.run.line}"
+                r = replace(r, flags=flags, details=(*r.details, note))
+        out.append(r)
+    return out
 
-    return pick
+
+def pred_best(p: Prediction) -> float:
+    """The fastest algorithm the model knows for the prediction."""
+    return max(p.busbw.values())
+
+
+def _choose(algorithm: ExpectedAlgorithm, p: Prediction) -> tuple[Algorithm, str]:
+    """The algorithm to hold a run against, and a remark when the one asked for does not apply."""
+    if algorithm == "default":
+        return p.algorithm, ""
+    if algorithm == "best":
+        return max(p.busbw, key=lambda x: p.busbw[x]), ""
+    wanted = Algorithm(algorithm)
+    if wanted in p.busbw:
+        return wanted, ""
+    return p.algorithm, f"{wanted.value} does not apply to this job; held against {p.algorithm.value}"
+
+
+def _algo_words(algo: Algorithm, run: NcclRun, algorithm: ExpectedAlgorithm) -> str:
+    if algorithm != "default":
+        return f"{algo.value} (--algorithm {algorithm})"
+    why = f"NCCL_ALGO={run.nccl_algo} in the log" if run.nccl_algo else "NCCL's default for this job size"
+    if run.nccl_version:
+        why += f", NCCL {'.'.join(map(str, run.nccl_version))}"
+    return f"{algo.value} ({why})"
 
 
 def _localise(results: Sequence[RunResult]) -> tuple[tuple[str, ...], tuple[int, ...], list[str]]:

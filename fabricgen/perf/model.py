@@ -13,6 +13,24 @@ Assumptions (also in the README, "Scaling and nccl-tests"):
 * **Bus bandwidth.** nccl-tests' factors: all-reduce ``busbw = algbw × 2(n−1)/n``; all-gather,
   reduce-scatter and all-to-all ``busbw = algbw × (n−1)/n``, ``n`` the number of ranks. A collective is
   paced by its slowest path.
+* **NCCL's default algorithm** (all-reduce, large messages; what ``best`` reports), by job size:
+  one node: **NVLS** (NVLink SHARP) where the server has it (Hopper/Blackwell SXM GPUs on NVSwitch:
+  H100, H200, H800, H20, B200, B300), else ring; two nodes: **NVLS-tree** where NVLS exists, else
+  **tree**; three nodes and more: **ring** (nccl-tests #196, nccl #812, nccl #1031: "on two nodes NCCL
+  uses the tree (or nvlstree) algorithm"; nccl #1221: NVLS stops helping beyond two nodes). All-gather
+  and reduce-scatter: ring; all-to-all: direct. NVLS needs NCCL 2.17, NVLS-tree 2.18 (nccl-tests #153).
+* **NVLS** (one node): every GPU writes its buffer once into the switch, which reduces and multicasts; the
+  algorithm bandwidth is ``NVLink × nvls_efficiency × g/(g+1)`` (NCCL's maintainer in nccl-tests PR #239:
+  ``algbw = busbw_wire × n/(n+1)``) and nccl-tests reports ``busbw = algbw × 2(n−1)/n``.
+  ``nvls_efficiency`` 0.69 on Hopper: 8 × H100 reach algbw 275 GB/s = 0.69 × 450 × 8/9 (nccl-tests #212,
+  nccl #2140); Blackwell gets 0.69 × 0.74/0.85, the ratio of NCCL's own ``nvlsEfficiency`` table
+  (``src/graph/tuning.cc``: Hopper 0.85, Blackwell 0.74).
+* **Tree** (two nodes): one reduce and one broadcast cross the network, so each node sends and receives
+  the buffer once (``S``) instead of ring's ``2(n−1)/n·S``; ``algbw = min(0.46 × NVLink ring bandwidth,
+  node network)`` — 0.46 = NCCL's tuner (``tuning.cc``: tree bus bandwidth × 0.92, algorithm bandwidth =
+  half of it); with one GPU per node only the network counts. **NVLS-tree**: ``algbw = min(0.83 × NVLS
+  algbw, node network)``, 0.83 calibrated on 2 × 8 × H100 with 8 × 400G RoCE reaching 430 GB/s (nccl
+  #1221). Both report ``busbw = algbw × 2(n−1)/n``, which exceeds the NICs' line rate (nccl-tests #196).
 * **Ring.** Every GPU forwards ``2(n−1)/n`` of the buffer (all-reduce) over NVLink inside a node; every
   node forwards the same over the network, spread evenly over its NICs (NCCL binds channels to NICs, so
   the slowest NIC paces them all). Ring bus bandwidth = ``min(NVLink per GPU, NICs per node × slowest NIC)``.
@@ -34,9 +52,13 @@ Assumptions (also in the README, "Scaling and nccl-tests"):
 * **Failures** (``--fail DEVICE`` or ``--fail DEVICE:PORT``) remove links: a failed spine takes its
   leaves' uplinks to it (and its own uplinks), a failed leaf or host link takes that NIC, whose GPU then
   borrows another NIC of its node. A node without any live NIC cannot talk to other nodes (bandwidth 0).
-* **Not modelled:** latency and small messages (the model is the large-message plateau), NVLink SHARP /
-  in-network reduction, multi-node NVLink domains, ECMP hash collisions, congestion control dynamics,
-  other jobs' real traffic (beyond the fair share above).
+* **Scaling efficiency** ``= busbw(job) ÷ busbw(one node of the same server)``, for every collective: the
+  share of a node's bus bandwidth a job keeps as it grows (what users compute when they compare a
+  multi-node run with a one-node run). With one GPU per node the reference is the same job on NICs alone.
+* **Not modelled:** latency and small messages (the model is the large-message plateau), in-network
+  reduction in the switches (IB/Spectrum SHARP, CollNet), NVLS for all-gather/reduce-scatter, PAT,
+  multi-node NVLink domains, ECMP hash collisions, congestion control dynamics, other jobs' real traffic
+  (beyond the fair share above).
 """
 
 from __future__ import annotations
@@ -63,7 +85,113 @@ class Collective(StrEnum):
 
 class Algorithm(StrEnum):
     RING = "ring"
-    HIERARCHICAL = "hierarchical"  # tree/rail-aware: NVLink inside nodes, one all-reduce per rail across nodes
+    HIERARCHICAL = "hierarchical"  # rail-aware bound: NVLink inside nodes, one all-reduce per rail across nodes
+    TREE = "tree"
+    NVLS = "nvls"
+    NVLS_TREE = "nvls_tree"
+    DIRECT = "direct"  # all-to-all: every rank sends to every other (NCCL's only all-to-all)
+
+
+NCCL_ALGO_NAMES = {
+    "ring": Algorithm.RING,
+    "tree": Algorithm.TREE,
+    "nvls": Algorithm.NVLS,
+    "nvlstree": Algorithm.NVLS_TREE,
+}
+"""``NCCL_ALGO`` values (case-insensitive) the model knows; CollNet and PAT are not modelled."""
+
+NVLS_EFFICIENCY_HOPPER = 0.69
+"""NVLS algorithm bandwidth ÷ (NVLink one-direction × g/(g+1)) on Hopper: 275 GB/s on 8 × H100 (450 GB/s)."""
+NVLS_BLACKWELL_RATIO = 0.74 / 0.85
+"""Blackwell's NVLS efficiency relative to Hopper's, from NCCL's own nvlsEfficiency table (tuning.cc)."""
+TREE_RATIO = 0.46
+"""Tree algorithm bandwidth ÷ NVLink ring bandwidth on two nodes: NCCL's tuner, 0.92 × 0.5 (tuning.cc)."""
+NVLS_TREE_RATIO = 0.83
+"""NVLS-tree algorithm bandwidth ÷ one-node NVLS algorithm bandwidth: 430 GB/s busbw on 2 × 8 × H100 (nccl #1221)."""
+
+_HOPPER = re.compile(r"^(?:NVIDIA[ -])?G?H(?:100|200|800|20)\b(?!.*(?:PCIe|NVL\b))", re.IGNORECASE)
+_BLACKWELL = re.compile(r"^(?:NVIDIA[ -])?G?B(?:100|200|300)\b", re.IGNORECASE)
+
+
+def nvls_efficiency(gpu: str, gpus: int, nvlink_domain: int) -> float:
+    """NVLS efficiency of a server model (0.0 when it has no NVLink SHARP): Hopper and Blackwell GPUs on an
+    NVSwitch that spans the server (SXM boards; PCIe and NVL bridge cards have none).
+
+    >>> nvls_efficiency("H100-SXM5-80GB", 8, 8), nvls_efficiency("A100-SXM4-80GB", 8, 8)
+    (0.69, 0.0)
+    >>> round(nvls_efficiency("B200", 8, 8), 3), nvls_efficiency("H100-PCIe", 8, 2)
+    (0.601, 0.0)
+    """
+    if gpus < 2 or nvlink_domain < gpus:
+        return 0.0
+    if _HOPPER.match(gpu):
+        return NVLS_EFFICIENCY_HOPPER
+    if _BLACKWELL.match(gpu):
+        return NVLS_EFFICIENCY_HOPPER * NVLS_BLACKWELL_RATIO
+    return 0.0
+
+
+def default_algorithm(
+    collective: Collective,
+    nodes: int,
+    nvls: bool,
+    *,
+    nccl_version: tuple[int, int, int] | None = None,
+    allowed: frozenset[Algorithm] | None = None,
+) -> Algorithm:
+    """The algorithm NCCL's tuner uses for large messages of ``collective`` on ``nodes`` nodes.
+
+    ``nvls``: the servers have NVLink SHARP; ``nccl_version``: the library, when known (NVLS from 2.17,
+    NVLS-tree from 2.18); ``allowed``: what ``NCCL_ALGO`` leaves (None: all).
+
+    >>> [default_algorithm(Collective.ALL_REDUCE, m, True).value for m in (1, 2, 3)]
+    ['nvls', 'nvls_tree', 'ring']
+    >>> default_algorithm(Collective.ALL_REDUCE, 2, True, nccl_version=(2, 16, 5)).value
+    'tree'
+    >>> default_algorithm(Collective.ALL_REDUCE, 2, True, allowed=frozenset({Algorithm.RING})).value
+    'ring'
+    """
+    if collective is Collective.ALL_TO_ALL:
+        return Algorithm.DIRECT
+    if collective is not Collective.ALL_REDUCE:
+        return Algorithm.RING
+    version = nccl_version or (99, 0, 0)  # unknown: a current NCCL
+    has_nvls = nvls and version >= (2, 17, 0)
+    has_nvls_tree = nvls and version >= (2, 18, 0)
+    if nodes <= 1:
+        order = [Algorithm.NVLS] if has_nvls else []
+        order += [Algorithm.RING, Algorithm.TREE]
+    elif nodes == 2:
+        order = [Algorithm.NVLS_TREE] if has_nvls_tree else []
+        order += [Algorithm.TREE, Algorithm.RING]
+    else:
+        order = [Algorithm.RING, Algorithm.TREE]
+    for algo in order:
+        if allowed is None or algo in allowed:
+            return algo
+    return order[0]
+
+
+def parse_nccl_algo(value: str) -> frozenset[Algorithm] | None:
+    """``NCCL_ALGO`` → the algorithms it allows among those modelled; None when it names none of them.
+
+    >>> sorted(a.value for a in parse_nccl_algo("Ring,Tree"))
+    ['ring', 'tree']
+    >>> sorted(a.value for a in parse_nccl_algo("^NVLS,NVLSTree"))
+    ['ring', 'tree']
+    >>> parse_nccl_algo("CollnetDirect") is None
+    True
+    >>> sorted(a.value for a in parse_nccl_algo("allreduce:tree"))
+    ['tree']
+    """
+    text = value.strip()
+    exclude = text.startswith("^")
+    # "allreduce:ring,tree;allgather:ring" (per-collective form): the algorithm names after the colon
+    names = {t.strip().lower().rsplit(":", 1)[-1] for t in re.split(r"[,;]", text.lstrip("^")) if t.strip()}
+    named = {NCCL_ALGO_NAMES[n] for n in names if n in NCCL_ALGO_NAMES}
+    if exclude:
+        return frozenset(set(NCCL_ALGO_NAMES.values()) - named)
+    return frozenset(named) if named else None
 
 
 def bus_factor(collective: Collective, ranks: int) -> float:
@@ -180,6 +308,7 @@ class NodeSlot:
     failed: bool
     pod: int  # index into _View.pods; -1 when the node has no cabled NIC
     group: tuple[int, ...]  # the leaves of its NICs (by rail): nodes with the same group share every leaf
+    nvls: float = 0.0  # NVLS efficiency of its server model (0: no NVLink SHARP)
 
 
 @dataclass
@@ -279,8 +408,9 @@ def build_view(fabric: Fabric, failures: Failures = NO_FAILURES) -> _View:
             nics.append(_Nic(nic.rail, nic.gpu, nic.speed, leaf_index[nic.peer_device], live))
         nics.sort(key=lambda n: n.rail)
         pod = view.leaf_pod[nics[0].leaf] if nics else -1
+        nvls = nvls_efficiency(model.gpu, model.gpus, model.nvlink_domain) if model else 0.0
         view.nodes[node.name] = NodeSlot(
-            node.name, node.unit, node.gpus, nvlink, tuple(nics), node_failed, pod, tuple(n.leaf for n in nics)
+            node.name, node.unit, node.gpus, nvlink, tuple(nics), node_failed, pod, tuple(n.leaf for n in nics), nvls
         )
     for name in sorted(odd_domains):
         m = servers[name]
@@ -298,15 +428,16 @@ def build_view(fabric: Fabric, failures: Failures = NO_FAILURES) -> _View:
 class Prediction:
     """The model's answer for one placement and collective (bandwidths in GB/s).
 
-    ``busbw`` per algorithm; ``best`` is the faster (NCCL's tuner picks it at large sizes).
+    ``busbw`` per algorithm; ``best``: the one of ``algorithm``, NCCL's default for this job size (NVLS on one
+    NVLS node, tree/NVLS-tree on two nodes, ring beyond; see the module docstring).
     ``nvlink``: per-GPU NVLink bandwidth (None on one GPU per node); ``network``: the slowest node's
     network bandwidth, NICs × slowest NIC after derating (None on one node); ``nic``: the slowest NIC.
     ``derate``: the smallest uplink-share factor any NIC of the job sees; ``limit``: what sets ``best``
     (``nvlink``, ``nic``, ``leaf``, ``spine``, ``node``); ``bottleneck``: the same in words.
     ``tiers``: what the job's traffic crosses (``nvlink``, ``leaf``, ``spine``, ``core``).
-    ``ideal``: the best bus bandwidth of the same job if the network were as fast as NVLink (every GPU
-    in one NVLink domain); with one GPU per node, on a non-blocking fabric instead. The reference for
-    scaling efficiency: ``best / ideal`` is 100 % when the network costs nothing.
+    ``ideal``: the bus bandwidth of one node of the job's server (``g`` GPUs, NCCL's default algorithm
+    there); with one GPU per node, the same job on its NICs alone. The reference for scaling efficiency:
+    ``best / ideal`` is what users compute as the share of a node's bandwidth a job keeps.
     """
 
     collective: Collective
@@ -357,6 +488,7 @@ class _Job:
         self.g_min = math.inf
         self.g_max = 0
         self.nvlink_min = math.inf  # raw per-GPU GB/s over nodes with > 1 GPU in the job
+        self.nvls_min = math.inf  # NVLS efficiency over the same nodes (0: one of them has none)
         self.dead_node: str | None = None
         self.leaf_j: dict[int, float] = {}
         self.leaf_rail_j: dict[tuple[int, int], float] = {}
@@ -379,6 +511,7 @@ class _Job:
         self.g_max = max(self.g_max, g)
         if g > 1:
             self.nvlink_min = min(self.nvlink_min, slot.nvlink_gbytes_per_s)
+            self.nvls_min = min(self.nvls_min, slot.nvls)
         usable = [n for n in slot.nics if n.live or not self.failed]
         nics = [n for n in usable if n.gpu in chosen]
         if not nics and usable:
@@ -429,10 +562,27 @@ class _Job:
                 pod_d[pod] = min(1.0, share / demand)
         return leaf_d, pod_d, set(leaf_demand), set(pod_d)
 
-    def evaluate(self, collective: Collective, a: Assumptions, derate: bool = True) -> Prediction:
+    def nvls_algbw(self, g: int) -> float | None:
+        """NVLS algorithm bandwidth of ``g`` GPUs of the job's servers in one node; None without NVLS."""
+        if g < 2 or self.nvlink_min == math.inf or not 0 < self.nvls_min < math.inf:
+            return None
+        return self.nvlink_min * self.nvls_min * g / (g + 1)
+
+    def evaluate(
+        self,
+        collective: Collective,
+        a: Assumptions,
+        derate: bool = True,
+        *,
+        nccl_version: tuple[int, int, int] | None = None,
+        allowed: frozenset[Algorithm] | None = None,
+    ) -> Prediction:
+        """The prediction; ``nccl_version`` and ``allowed`` (from ``NCCL_ALGO``) steer which algorithm
+        :func:`default_algorithm` takes as ``algorithm``/``best``."""
         v = self.view
         n, m = self.ranks, self.nodes
         nvlink = self.nvlink_min * a.nvlink_efficiency if self.g_max > 1 and self.nvlink_min < math.inf else None
+        nvls = self.nvls_algbw(self.g_max)
         network: float | None = None
         nic: float | None = None
         min_d = 1.0
@@ -474,8 +624,10 @@ class _Job:
                 if net_limit == "nic":
                     net_where = f"NICs: {best_k} × {nic:.1f} GB/s per node"
                 raw_net = min(self.leaf_m.values()) * a.nic_efficiency / BITS_PER_BYTE
-        busbw, limiter = _busbw(collective, n, m, self.g_min, self.g_max, nvlink, network)
-        algo = max(busbw, key=lambda x: (busbw[x], x is Algorithm.RING))
+        busbw, limiter = _busbw(collective, n, m, self.g_min, self.g_max, nvlink, network, nvls)
+        algo = default_algorithm(collective, m, nvls is not None, nccl_version=nccl_version, allowed=allowed)
+        if algo not in busbw:  # NCCL_ALGO names one that does not apply here (NVLS across nodes …)
+            algo = Algorithm.RING
         best = busbw[algo]
         switch: str | None = None
         if n <= 1:
@@ -485,9 +637,11 @@ class _Job:
         else:
             limit, where, switch = net_limit, net_where, net_switch
         if nvlink is not None:
-            ideal = max(_busbw(collective, n, m, self.g_min, self.g_max, nvlink, math.inf)[0].values())
+            g = self.g_max
+            one = _busbw(collective, g, 1, g, g, nvlink, None, nvls)[0]
+            ideal = one[default_algorithm(collective, 1, nvls is not None, nccl_version=nccl_version)]
         else:
-            ideal = max(_busbw(collective, n, m, self.g_min, self.g_max, None, raw_net)[0].values())
+            ideal = _busbw(collective, n, m, self.g_min, self.g_max, None, raw_net)[0][algo]
         return Prediction(
             collective, n, m, busbw, best, algo, nvlink, network, nic, min_d, limit, where, tuple(tiers), ideal, switch
         )
@@ -498,10 +652,19 @@ def _pct(x: float) -> str:
 
 
 def _busbw(
-    collective: Collective, n: int, m: int, g_min: float, g_max: int, nvlink: float | None, network: float | None
+    collective: Collective,
+    n: int,
+    m: int,
+    g_min: float,
+    g_max: int,
+    nvlink: float | None,
+    network: float | None,
+    nvls: float | None = None,
 ) -> tuple[dict[Algorithm, float], dict[Algorithm, str]]:
     """Bus bandwidth per algorithm from the per-GPU NVLink and per-node network bandwidths (GB/s), and
-    which of the two (``nvlink`` / ``network``) sets each algorithm's time."""
+    which of the two (``nvlink`` / ``network``) sets each algorithm's time. ``nvls``: the NVLS algorithm
+    bandwidth of one node (None without NVLink SHARP). Ring and hierarchical always; for all-reduce also
+    tree, NVLS (one node) and NVLS-tree (two nodes) where they apply."""
     factor = bus_factor(collective, n)
     algos = (Algorithm.RING, Algorithm.HIERARCHICAL)
     if factor == 0.0:
@@ -509,27 +672,75 @@ def _busbw(
     nv = nvlink if nvlink is not None else math.inf
     net = network if network is not None else math.inf
     if m > 1 and net <= 0:
-        return dict.fromkeys(algos, 0.0), dict.fromkeys(algos, "network")
+        zero = algos + ((Algorithm.TREE,) if collective is Collective.ALL_REDUCE else ())
+        return dict.fromkeys(zero, 0.0), dict.fromkeys(zero, "network")
     g = g_max
     if collective is Collective.ALL_TO_ALL:
         # per unit of the per-rank buffer: (g−1)/n crosses each GPU's NVLink, g(n−g)/n leaves each node
         t_nv = (g - 1) / n / nv if g > 1 else 0.0
         t_net = g_max * (n - g_min) / n / net if m > 1 else 0.0
         direct = factor / max(t_nv, t_net)
-        lim = "nvlink" if t_nv >= t_net else "network"
-        return dict.fromkeys(algos, direct), dict.fromkeys(algos, lim)
+        a2a_lim = "nvlink" if t_nv >= t_net else "network"
+        keys = (*algos, Algorithm.DIRECT)
+        return dict.fromkeys(keys, direct), dict.fromkeys(keys, a2a_lim)
     ring = min(nv, net)
     phases = 2.0 if collective is Collective.ALL_REDUCE else 1.0
     t_nv = phases * (g - 1) / g / nv if g > 1 else 0.0
     t_net = phases * (m - 1) / m / net if m > 1 else 0.0
     hier = factor / max(t_nv, t_net)
-    return (
-        {Algorithm.RING: ring, Algorithm.HIERARCHICAL: hier},
-        {
-            Algorithm.RING: "nvlink" if nv <= net else "network",
-            Algorithm.HIERARCHICAL: "nvlink" if t_nv >= t_net else "network",
-        },
-    )
+    out = {Algorithm.RING: ring, Algorithm.HIERARCHICAL: hier}
+    lim = {
+        Algorithm.RING: "nvlink" if nv <= net else "network",
+        Algorithm.HIERARCHICAL: "nvlink" if t_nv >= t_net else "network",
+    }
+    if collective is Collective.ALL_REDUCE:
+        # tree: two nodes exchange the buffer once each way; deeper trees halve an inner node's share
+        tree_nv = TREE_RATIO * nv if g > 1 else math.inf
+        tree_net = net if m <= 2 else net / 2
+        tree_alg = min(tree_nv, tree_net)
+        if tree_alg == math.inf:  # one GPU on one node: nothing moves (factor is 0 then anyway)
+            tree_alg = 0.0
+        out[Algorithm.TREE] = factor * tree_alg
+        lim[Algorithm.TREE] = "nvlink" if tree_nv <= tree_net else "network"
+        if nvls is not None and g > 1 and m == 1:
+            out[Algorithm.NVLS] = factor * nvls
+            lim[Algorithm.NVLS] = "nvlink"
+        if nvls is not None and g > 1 and m == 2:
+            nvls_tree = NVLS_TREE_RATIO * nvls
+            out[Algorithm.NVLS_TREE] = factor * min(nvls_tree, net)
+            lim[Algorithm.NVLS_TREE] = "nvlink" if nvls_tree <= net else "network"
+    return out, lim
+
+
+def job_busbw(
+    collective: Collective,
+    nodes: int,
+    gpus_per_node: int,
+    nvlink_gbytes_per_s: float,
+    network_gbytes_per_s: float,
+    *,
+    gpu: str = "",
+    assumptions: Assumptions | None = None,
+    algorithm: Algorithm | None = None,
+) -> tuple[Algorithm, float]:
+    """Bus bandwidth of ``collective`` on ``nodes`` identical non-blocking nodes: the model of
+    :func:`predict` without a fabric (published measurements are held against it). ``network_gbytes_per_s``
+    is a node's NIC line rate in GB/s (e.g. 8 × 400 Gb/s = 400), before ``nic_efficiency``. Returns the
+    algorithm (``algorithm``, or NCCL's default) and its bus bandwidth.
+
+    >>> algo, bw = job_busbw(Collective.ALL_REDUCE, 1, 8, 450, 400, gpu="H100-SXM5-80GB")
+    >>> algo.value, round(bw)
+    ('nvls', 483)
+    """
+    a = assumptions or Assumptions()
+    g = gpus_per_node
+    nvlink = nvlink_gbytes_per_s * a.nvlink_efficiency if g > 1 else None
+    eff = nvls_efficiency(gpu, g, g)
+    nvls = nvlink_gbytes_per_s * eff * g / (g + 1) if eff > 0 and g > 1 else None
+    network = network_gbytes_per_s * a.nic_efficiency if nodes > 1 else None
+    busbw, _ = _busbw(collective, nodes * g, nodes, g, g, nvlink, network, nvls)
+    algo = algorithm or default_algorithm(collective, nodes, nvls is not None)
+    return algo, busbw[algo]
 
 
 # --------------------------------------------------------------------------- public entry points

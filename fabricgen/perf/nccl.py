@@ -19,11 +19,29 @@ The format, as nccl-tests prints it (``src/common.cu``/``util.cu``)::
     # Avg bus bandwidth    : 123.456
     #
 
-One file may hold several runs (a sweep appended to one log); each starts at its ``# nThread`` line.
-Lines that are not part of the format (NCCL INFO/WARN, ``NCCL version``, shell noise, ``mpirun
---tag-output`` prefixes are stripped) are skipped. Anything that makes a run unreadable — no header, no
-rank lines, a row that does not fit the table, a missing footer (a truncated log) — raises
-:class:`NcclLogError` naming the file and line; nothing else is ever raised for bad input.
+Layouts read (from nccl-tests' own printf formats, ``src/common.cu`` and per-test ``print_header`` up to
+2.11, ``src/util.cu`` from 2.17.6):
+
+* 2.10–2.11: no ``root`` column (``redop`` only where the test has one; ``broadcast``/``reduce`` print
+  ``root`` instead), an ``error`` column holding the largest deviation (``%5.0le``), rank lines without
+  ``Group``; still built against NCCL 2.21 on many clusters;
+* 2.13–2.17.5: ``size count type redop root``, ``#wrong`` printed with ``%5g`` (a million wrong elements
+  reads ``2.14748e+09``), optional ``cputime`` instead of ``time``;
+* 2.17.6 on: bandwidths through ``getFloatStr`` (``%6.2f`` falling back to fewer decimals and then
+  ``%6.0e``), ``#wrong`` with ``%6g``, ``N/A`` without validation, an optional ``timestamp`` after the
+  in-place columns, and (2.19.2 on) per-iteration ``i_min i_max i_p99 i_cv%`` columns after each placement.
+
+Launcher prefixes are stripped before parsing, repeatedly: Slurm ``srun -l`` (``  0: ``), ``mpirun
+--tag-output`` (``[1,0]<stdout>:``), ``pdsh``/``clush`` (``host: ``) and leading timestamps (ISO 8601,
+``[...]``-bracketed, syslog-style).
+
+One file may hold several runs (a sweep appended to one log, or a rerun after a crash); each starts at its
+``# nThread`` line. Lines that are not part of the format (NCCL INFO/WARN, shell noise) are skipped, except
+``NCCL_ALGO`` (set by environment, or on the command line) and the NCCL version, which are kept with the
+run. A run that stops early — cut off by the end of the file, by the next run's header, or at a row that
+does not fit its table — is kept with :attr:`NcclRun.incomplete` saying why and where: its rows are real
+measurements, but it cannot prove a pass. Only a file without any run, binary data, or a malformed header or
+device line raises :class:`NcclLogError` naming the file and line; nothing else is ever raised for bad input.
 """
 
 from __future__ import annotations
@@ -55,7 +73,20 @@ PROGRAMS = {
 }
 """Test program stems (``all_reduce_perf`` → ``all_reduce``) of the collectives the model knows."""
 
-_TAG = re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:")
+_PREFIXES = (
+    re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:"),  # mpirun --tag-output
+    re.compile(r"^\s*\d+: "),  # srun -l / --label (task id, right-aligned)
+    re.compile(  # ISO 8601 timestamp (ts, logger, journald -o short-iso …)
+        r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?:?\s"
+    ),
+    re.compile(r"^\[[^\]]*\d{1,2}:\d{2}:\d{2}[^\]]*\]:?\s?"),  # [2024-05-01 12:00:00] / [12:00:00.123]
+    re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d+)?\s"),  # syslog: "May  1 12:00:00 "
+    re.compile(r"^[A-Za-z0-9][\w.-]*: "),  # pdsh / clush -L: "host: "
+)
+"""Launcher and logger prefixes, stripped from the start of a line (repeatedly: ``ts`` then ``srun -l``)."""
+_ALGO = re.compile(r"NCCL_ALGO(?:=| set by environment to )\s*([\w,;:^-]+)")
+_NCCL_VERSION = re.compile(r"NCCL version (\d+)\.(\d+)\.(\d+)")
+_NCCL_LIBRARY = re.compile(r"nccl-library=(\d+)")
 _HEADER = re.compile(r"^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)(?:\s+minBytes\s+(\d+))?(?:\s+maxBytes\s+(\d+))?")
 _RANK = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$"
@@ -93,7 +124,8 @@ class Measure:
     time_us: float
     algbw: float
     busbw: float
-    wrong: int | None  # None: "N/A" (validation off)
+    wrong: int | None  # None: "N/A" (validation off), or a 2.10–2.11 log (``delta`` instead)
+    delta: float | None = None  # 2.10–2.11 ``error`` column: the largest deviation from the expected value
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +161,11 @@ class NcclRun:
     ranks: tuple[RankInfo, ...]
     rows: tuple[Row, ...]
     out_of_bounds: int | None
-    avg_busbw: float
+    avg_busbw: float | None  # None when the run stops before its footer
     end_line: int
+    incomplete: str | None = None  # why and where the run stops early; None for a complete run
+    nccl_algo: str | None = None  # NCCL_ALGO as the log shows it (environment or command line)
+    nccl_version: tuple[int, int, int] | None = None  # the NCCL library the test ran with, when printed
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -221,9 +256,12 @@ def format_rank(r: RankInfo) -> str:
 
 
 def _int(token: str) -> int:
-    if not re.fullmatch(r"-?\d+", token):
+    """An integer as nccl-tests prints it: ``%li``/``%d``, or ``%g`` (``2.14748e+09``) for counts."""
+    if re.fullmatch(r"-?\d+", token):
+        return int(token)
+    if not re.fullmatch(r"-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?", token):
         raise ValueError(token)
-    return int(token)
+    return round(float(token))
 
 
 def _num(token: str) -> float:
@@ -235,11 +273,16 @@ def _num(token: str) -> float:
 
 def _measure(tokens: list[str], names: list[str]) -> Measure:
     values = dict(zip(names, tokens, strict=True))
-    wrong = values.get("#wrong", "N/A")
     time_key = "time" if "time" in values else "cputime"
-    return Measure(
-        _num(values[time_key]), _num(values["algbw"]), _num(values["busbw"]), None if wrong == "N/A" else _int(wrong)
-    )
+    time_us, algbw, busbw = _num(values[time_key]), _num(values["algbw"]), _num(values["busbw"])
+    if "error" in values:  # 2.10–2.11: the largest deviation, %5.0le, or N/A
+        raw = values["error"]
+        return Measure(time_us, algbw, busbw, None, None if raw == "N/A" else _num(raw))
+    wrong = values.get("#wrong", "N/A")
+    return Measure(time_us, algbw, busbw, None if wrong == "N/A" else _int(wrong))
+
+
+_LEADING = ("size", "count", "type", "redop", "root")
 
 
 class _Table:
@@ -249,41 +292,56 @@ class _Table:
         self.names = header
         self.timestamp = "timestamp" in header
         cols = [h for h in header if h != "timestamp"]
-        if cols[:5] != ["size", "count", "type", "redop", "root"]:
-            raise ValueError("the table must start with size count type redop root")
-        self.cols = cols
-        rest = cols[5:]
-        starts = [i for i, name in enumerate(rest) if name in ("time", "cputime")]
+        starts = [i for i, name in enumerate(cols) if name in ("time", "cputime")]
         if not starts:
             raise ValueError("the table has no time column")
+        lead = cols[: starts[0]]
+        if lead[:3] != ["size", "count", "type"] or any(c not in _LEADING for c in lead):
+            raise ValueError("the table must start with size count type [redop] [root]")
+        self.lead = lead
+        self.cols = cols
         self.groups: list[list[str]] = []
         for k, s in enumerate(starts):
-            end = starts[k + 1] if k + 1 < len(starts) else len(rest)
-            self.groups.append(rest[s:end])
+            end = starts[k + 1] if k + 1 < len(starts) else len(cols)
+            self.groups.append(cols[s:end])
         for g in self.groups:
             if "algbw" not in g or "busbw" not in g:
                 raise ValueError("each placement needs algbw and busbw columns")
+        if len(self.groups) > 2:
+            raise ValueError(f"{len(self.groups)} placements where nccl-tests prints two")
 
     def row(self, text: str, line: int) -> Row:
         tokens = text.split()
-        if self.timestamp and len(tokens) >= 2 and re.fullmatch(r"\d{2}:\d{2}:\d{2}", tokens[-1]):
+        if (
+            self.timestamp
+            and len(tokens) >= 2
+            and re.fullmatch(r"\d{2}:\d{2}:\d{2}", tokens[-1])
+            and re.fullmatch(r"\d{4}-\d{2}-\d{2}", tokens[-2])
+        ):
             tokens = tokens[:-2]
-        full = 5 + sum(len(g) for g in self.groups)
-        in_place_only = 5 + len(self.groups[-1])  # trace replay prints only the in-place columns
-        if len(tokens) not in (full, in_place_only) or len(self.groups) > 2:
+        n_lead = len(self.lead)
+        full = n_lead + sum(len(g) for g in self.groups)
+        in_place_only = n_lead + len(self.groups[-1])  # trace replay prints only the in-place columns
+        if len(tokens) not in (full, in_place_only):
             raise ValueError(f"{len(tokens)} columns where the table has {full}")
-        size, count = _int(tokens[0]), _int(tokens[1])
-        dtype, redop, root = tokens[2], tokens[3], _int(tokens[4])
+        if len(tokens) != full and not re.search(r"\S {20,}\S", text):
+            # trace replay leaves the out-of-place columns blank (32 spaces); without that gap this is a
+            # row cut after its out-of-place columns
+            raise ValueError(f"{len(tokens)} columns where the table has {full}")
+        lead = dict(zip(self.lead, tokens, strict=False))
+        size, count, dtype = _int(lead["size"]), _int(lead["count"]), lead["type"]
+        redop = lead.get("redop", "none")
+        root = _int(lead["root"]) if "root" in lead else -1
         if size < 0 or count < 0:
             raise ValueError("negative size or count")
         measures: list[Measure | None] = []
         if len(tokens) == full:
-            pos = 5
+            pos = n_lead
             for g in self.groups:
                 measures.append(_measure(tokens[pos : pos + len(g)], g))
                 pos += len(g)
         else:
-            measures.append(_measure(tokens[5:], self.groups[-1]))
+            measures.append(_measure(tokens[n_lead:], self.groups[-1]))
         if len(self.groups) == 2 and len(measures) == 2:
             oop, ip = measures
         elif len(self.groups) == 2:
@@ -293,44 +351,114 @@ class _Table:
         return Row(size, count, dtype, redop, root, oop, ip, line)
 
 
+def strip_prefixes(line: str) -> str:
+    """``line`` without launcher and logger prefixes.
+
+    >>> strip_prefixes("  3: #  Rank  3 Group  0 Pid  12 on gpu01 device  3 [0x5d] NVIDIA H100 80GB HBM3")[:9]
+    '#  Rank  '
+    >>> strip_prefixes("gpu01: [1,0]<stdout>:# Avg bus bandwidth    : 123.4 ")
+    '# Avg bus bandwidth    : 123.4 '
+    """
+    for _ in range(4):
+        for prefix in _PREFIXES:
+            m = prefix.match(line)
+            if m and m.end() > 0:
+                line = line[m.end() :]
+                break
+        else:
+            return line
+    return line
+
+
 def _lines(text: Iterable[str]) -> Iterator[tuple[int, str]]:
     for number, raw in enumerate(text, start=1):
-        line = _TAG.sub("", raw.rstrip("\r\n"))
-        yield number, line
+        yield number, strip_prefixes(raw.rstrip("\r\n"))
+
+
+@dataclass
+class _Open:
+    """A run being read."""
+
+    start: int
+    program: str | None
+    header: tuple[int, int, int | None, int | None]
+    algo: str | None
+    version: tuple[int, int, int] | None
+    ranks: list[RankInfo]
+    rows: list[Row]
+    table: _Table | None = None
+    oob: int | None = None
+    state: str = "devices"  # devices → table → (closed)
+
+    def close(self, file: str, end: int, avg: float | None, incomplete: str | None) -> NcclRun:
+        h = self.header
+        return NcclRun(
+            file, self.start, self.program, h[0], h[1], h[2], h[3], tuple(self.ranks), tuple(self.rows), self.oob,
+            avg, end, incomplete, self.algo, self.version,
+        )
+
+
+def _version_code(code: int) -> tuple[int, int, int]:
+    """NCCL_VERSION_CODE → (major, minor, patch): 22703 → (2, 27, 3); 2.8 and older used 2708 → (2, 7, 8)."""
+    if code >= 10000:
+        return code // 10000, code // 100 % 100, code % 100
+    return code // 1000, code // 100 % 10, code % 100
 
 
 def parse_log(text: str | Iterable[str], file: str = "<log>") -> list[NcclRun]:
-    """Every run in one nccl-tests log. Raises :class:`NcclLogError` (and nothing else) when a run cannot
-    be read: the first problem, with its line."""
+    """Every run in one nccl-tests log, complete or not (see :attr:`NcclRun.incomplete`). Raises
+    :class:`NcclLogError` (and nothing else) when the file holds no run or a header or device line is
+    malformed: the first problem, with its line."""
     lines: Iterable[str] = text.splitlines() if isinstance(text, str) else text
     runs: list[NcclRun] = []
-    state = "seek"
-    program: str | None = None
+    run: _Open | None = None
     pending_program: str | None = None
-    start = 0
-    header: tuple[int, int, int | None, int | None] = (0, 0, None, None)
-    ranks: list[RankInfo] = []
-    rows: list[Row] = []
-    table: _Table | None = None
-    oob: int | None = None
+    pending_algo: str | None = None
+    pending_version: tuple[int, int, int] | None = None
     last = 0
-    saw_anything = False
 
     def fail(line: int, message: str) -> NcclLogError:
         return NcclLogError(file, line, message)
+
+    def cut(r: _Open, end: int, why: str) -> NcclRun:
+        if r.state == "devices":
+            where = "before its '#  Rank' lines" if not r.ranks else "before its result table"
+        else:
+            where = f"after line {r.rows[-1].line}" if r.rows else "before any result row"
+        return r.close(file, end, None, f"the run of line {r.start} {why} {where}, without '# Avg bus bandwidth'")
 
     for number, line in _lines(lines):
         last = number
         stripped = line.strip()
         if "\x00" in line:
             raise fail(number, "binary data: not an nccl-tests log")
+        if not stripped.startswith("#") or "NCCL_ALGO" in stripped:
+            am = _ALGO.search(stripped)
+            if am:
+                if run is not None:
+                    run.algo = am.group(1)
+                else:
+                    pending_algo = am.group(1)
+                continue
+            vm = _NCCL_VERSION.search(stripped)
+            if vm:
+                version = (int(vm.group(1)), int(vm.group(2)), int(vm.group(3)))
+                if run is not None:
+                    run.version = version
+                else:
+                    pending_version = version
+                continue
         m = _PROGRAM.match(stripped)
         if m:
             pending_program = m.group(1)
             continue
+        lm = _NCCL_LIBRARY.search(stripped) if stripped.startswith("# nccl-tests version") else None
+        if lm:
+            pending_version = _version_code(int(lm.group(1)))
+            continue
         if stripped.startswith("#") and re.match(r"^#\s*nThread\b", stripped):
-            if state not in ("seek", "done"):
-                raise fail(number, f"a new run starts before the run of line {start} finished (truncated log?)")
+            if run is not None:
+                runs.append(cut(run, number - 1, f"is cut off by the next run at line {number}"))
             hm = _HEADER.match(stripped)
             if not hm:
                 raise fail(number, "malformed '# nThread … nGpus …' header")
@@ -340,20 +468,19 @@ def parse_log(text: str | Iterable[str], file: str = "<log>") -> list[NcclRun]:
                 int(hm.group(3)) if hm.group(3) else None,
                 int(hm.group(4)) if hm.group(4) else None,
             )
-            state, start, program, pending_program = "devices", number, pending_program, None
-            ranks, rows, table, oob = [], [], None, None
-            saw_anything = True
+            run = _Open(number, pending_program, header, pending_algo, pending_version, [], [])
+            pending_program = pending_algo = None
             continue
-        if state in ("seek", "done"):
+        if run is None:
             continue
-        if state == "devices":
+        if run.state == "devices":
             if re.match(r"^#\s+Rank\s", stripped):
                 rm = _RANK.match(stripped)
                 if not rm:
                     raise fail(
                         number, "malformed rank line (expected '#  Rank N Group G Pid P on HOST device D [BUS] NAME')"
                     )
-                ranks.append(
+                run.ranks.append(
                     RankInfo(
                         int(rm.group(1)), int(rm.group(2) or 0), int(rm.group(3)), rm.group(4), int(rm.group(5)),
                         rm.group(6), rm.group(7), number,
@@ -361,54 +488,54 @@ def parse_log(text: str | Iterable[str], file: str = "<log>") -> list[NcclRun]:
                 )
                 continue
             if stripped.startswith("#") and re.search(r"\bsize\b", stripped) and re.search(r"\bbusbw\b", stripped):
-                if not ranks:
+                if not run.ranks:
                     raise fail(number, "the result table starts before any '#  Rank' line")
-                _check_ranks(ranks, fail)
+                _check_ranks(run.ranks, fail)
                 try:
-                    table = _Table(stripped.lstrip("#").split())
+                    run.table = _Table(stripped.lstrip("#").split())
                 except ValueError as exc:
                     raise fail(number, f"unreadable table header: {exc}") from None
-                state = "table"
+                run.state = "table"
             continue
-        if state == "table":
-            assert table is not None
-            if stripped.startswith("#"):
-                om = _OOB.match(stripped)
-                if om:
-                    oob = int(om.group(1))
-                    continue
-                am = _AVG.match(stripped)
-                if am:
-                    if not rows:
-                        raise fail(number, "the run has no result rows")
-                    try:
-                        avg = _num(am.group(1))
-                    except ValueError:
-                        raise fail(number, f"unreadable average bus bandwidth {am.group(1)!r}") from None
-                    runs.append(
-                        NcclRun(
-                            file, start, program, header[0], header[1], header[2], header[3], tuple(ranks),
-                            tuple(rows), oob, avg, number,
-                        )
-                    )
-                    state = "done"
+        table = run.table
+        assert table is not None
+        if stripped.startswith("#"):
+            om = _OOB.match(stripped)
+            if om:
+                run.oob = int(om.group(1))
                 continue
-            first = stripped.split(maxsplit=1)[0] if stripped else ""
-            if not first.isdigit():
-                continue  # NCCL INFO/WARN lines and other noise between rows
-            try:
-                rows.append(table.row(stripped, number))
-            except (ValueError, KeyError) as exc:
-                raise fail(number, f"unreadable result row ({exc}); the log may be truncated here") from None
-    if not saw_anything:
+            avm = _AVG.match(stripped)
+            if avm:
+                try:
+                    avg: float | None = _num(avm.group(1))
+                except ValueError:
+                    avg = None
+                if not run.rows:
+                    runs.append(run.close(file, number, avg, f"the run of line {run.start} has no result rows"))
+                elif avg is None:
+                    runs.append(run.close(file, number, None, f"line {number}: unreadable average {avm.group(1)!r}"))
+                else:
+                    runs.append(run.close(file, number, avg, None))
+                run = None
+            continue
+        first = stripped.split(maxsplit=1)[0] if stripped else ""
+        if not first.isdigit():
+            continue  # NCCL INFO/WARN lines and other noise between rows
+        try:
+            run.rows.append(table.row(stripped, number))
+        except (ValueError, KeyError) as exc:
+            runs.append(
+                run.close(
+                    file, number, None,
+                    f"line {number}: unreadable result row ({exc}); the run of line {run.start} is read up to "
+                    f"there (a truncated or interleaved log?)",
+                )
+            )
+            run = None
+    if run is not None:
+        runs.append(cut(run, last, "ends at the end of the file"))
+    if not runs:
         raise fail(1, "not an nccl-tests log: no '# nThread … nGpus …' header line")
-    if state == "devices":
-        if not ranks:
-            raise fail(last, f"truncated: the run of line {start} ends before its '#  Rank' lines")
-        raise fail(last, f"truncated: the run of line {start} ends before its result table")
-    if state == "table":
-        where = f"after line {rows[-1].line}" if rows else "before any result row"
-        raise fail(last, f"truncated: the run of line {start} ends {where}, without '# Avg bus bandwidth'")
     return runs
 
 

@@ -11,7 +11,14 @@ from fabricgen.perf.analyze import Analysis
 from fabricgen.perf.model import Algorithm
 from fabricgen.perf.scaling import ScalingChange, ScalingTable
 
-COLUMNS = ("scope", "GPUs", "nodes", "crosses", "ring", "hier.", "best", "scaling eff.", "fabric eff.", "limited by")
+COLUMNS = (
+    "scope", "GPUs", "nodes", "crosses", "ring", "hier.", "default", "scaling eff.", "fabric eff.", "limited by",
+)  # fmt: skip
+FOOTNOTE = (
+    "default = the algorithm NCCL picks for large messages (NVLS in one node, NVLS-tree/tree on two, ring "
+    "beyond); scaling eff. = its busbw ÷ one node's busbw; fabric eff. = busbw ÷ the same job on a non-blocking "
+    "fabric with every link up; hier. = a rail-aware bound no NCCL algorithm is measured to reach"
+)
 
 
 def _cells(table: ScalingTable) -> list[list[str]]:
@@ -25,7 +32,7 @@ def _cells(table: ScalingTable) -> list[list[str]]:
                 " → ".join(r.tiers) or "–",
                 f"{r.busbw[Algorithm.RING]:,.1f}",
                 f"{r.busbw[Algorithm.HIERARCHICAL]:,.1f}",
-                f"{r.best:,.1f}",
+                f"{r.best:,.1f} {r.algorithm.value}",
                 f"{r.scaling_efficiency:.0%}",
                 f"{r.fabric_efficiency:.0%}" + (" (oversub.)" if r.oversubscribed else "")
                 + (" (failures)" if r.failure_limited else ""),
@@ -46,17 +53,15 @@ def _title(table: ScalingTable) -> str:
 def print_scaling(console: Console, table: ScalingTable) -> None:
     t = Table(title=_title(table), title_justify="left")
     for col in COLUMNS:
-        t.add_column(col, justify="left" if col in ("scope", "crosses", "limited by") else "right")
+        t.add_column(
+            col, justify="left" if col in ("scope", "crosses", "limited by") else "right", no_wrap=col == "scope"
+        )
     for cells in _cells(table):
         t.add_row(*cells)
     console.print(t)
     for note in table.notes:
         console.print(f"note: {note}", markup=False)
-    console.print(
-        "scaling eff. = best ÷ the same job with the network as fast as NVLink; "
-        "fabric eff. = best ÷ the same job on a non-blocking fabric with every link up",
-        markup=False,
-    )
+    console.print(FOOTNOTE, markup=False)
 
 
 def scaling_markdown(table: ScalingTable) -> str:
@@ -108,7 +113,9 @@ def print_analysis(console: Console, analysis: Analysis) -> None:
     short = sum(1 for r in analysis.runs if "short" in r.flags)
     limited = sum(1 for r in analysis.runs if "fabric-limited" in r.flags)
     errors = sum(1 for r in analysis.runs if "data-errors" in r.flags)
+    unsure = sum(1 for r in analysis.runs if "inconclusive" in r.flags)
     console.print(
-        f"{len(analysis.runs)} run(s): {short} short of the model, {limited} fabric-limited, {errors} with data errors",
+        f"{len(analysis.runs)} run(s): {short} short of the model, {limited} fabric-limited, {errors} with data "
+        f"errors, {unsure} inconclusive",
         markup=False,
     )

@@ -35,13 +35,14 @@ RELATIVE_TOLERANCE = 1e-3
 class ScalingRow:
     """One job size. Bandwidths in GB/s (nccl-tests bus bandwidth).
 
-    ``busbw``: per algorithm; ``best``: the faster; ``healthy``: the same with every link up;
-    ``nonblocking``: the same on a non-blocking fabric with every link up (NICs and NVLink only);
-    ``ideal``: the same job if the network were as fast as NVLink (every GPU in one NVLink domain).
-    ``scaling_efficiency``: ``best`` ÷ ``ideal`` (100 %: growing the job costs nothing; the step from one
-    node to two shows what leaving NVLink costs). ``fabric_efficiency``: ``best`` ÷ ``nonblocking`` (what
-    oversubscription and failures cost). ``oversubscribed``: an oversubscribed tier lowers ``healthy``
-    below ``nonblocking``; ``failure_limited``: failed links lower ``best`` below ``healthy``.
+    ``busbw``: per algorithm; ``best``: NCCL's default algorithm for the size (``algorithm``);
+    ``healthy``: the same with every link up; ``nonblocking``: the same on a non-blocking fabric with
+    every link up (NICs and NVLink only); ``ideal``: one node of the same server (NCCL's default there).
+    ``scaling_efficiency``: ``best`` ÷ ``ideal`` — the share of one node's bus bandwidth the job keeps,
+    for every collective (the step from one node to two shows what leaving NVLink costs).
+    ``fabric_efficiency``: ``best`` ÷ ``nonblocking`` (what oversubscription and failures cost).
+    ``oversubscribed``: an oversubscribed tier lowers ``healthy`` below ``nonblocking``;
+    ``failure_limited``: failed links lower ``best`` below ``healthy``.
     """
 
     scope: str
