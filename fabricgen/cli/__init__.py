@@ -123,6 +123,9 @@ def _register() -> None:
 
     app.add_command(scaling.scaling)
     app.add_command(nccl.nccl)
+    from fabricgen.cli import paths  # multipath what-if: ECMP collisions and their remedies
+
+    app.add_command(paths.paths)
 
 
 _register()
