@@ -52,6 +52,7 @@ from fabricgen.perf.model import (
     Assumptions,
     Collective,
     Failures,
+    _View,
     build_view,
     packed_order,
     predict,
@@ -120,45 +121,133 @@ class Graph:
     down: list[dict[int, list[int]]]  # per switch: lower switch → directed links down to it (live)
     parents: list[frozenset[int]]  # per switch: upper switches with a live link to it
     speed: F64  # Gb/s per directed link
-    _cands: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
-    _nexts: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
+    pclass: list[int] = field(default_factory=list)  # per leaf: id of its parent set (same id: same routes)
+    _sets: list[tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
+    _set_id: dict[tuple[int, ...], int] = field(default_factory=dict)
+    _by_key: dict[int, int] = field(default_factory=dict)  # s · switches + leaf → candidate set
+    _by_class: dict[tuple[int, int], int] = field(default_factory=dict)  # (s, parent class) → candidate set
+    _via_core: dict[tuple[int, int], bool] = field(default_factory=dict)  # (spine, class) → reaches via a core
+    _core_class: dict[tuple[int, int], bool] = field(default_factory=dict)  # (core, class) → reaches going down
+    _arrays: tuple[I64, I64, I64] | None = None
 
-    def reaches_down(self, s: int, leaf: int) -> bool:
-        """Whether switch ``s`` reaches ``leaf`` going down only."""
-        if s == leaf:
-            return True
-        if self.role[s] is Role.SPINE:
-            return leaf in self.down[s]
-        if self.role[s] is Role.CORE:
-            return any(p in self.down[s] for p in self.parents[leaf])
-        return False
+    _pclass: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _classes: int = 0
+    _direct_keys: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _direct_sets: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def next_hops(self, s: int, leaf: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Equal-cost next hops from switch ``s`` toward ``leaf``: (directed links, next switches)."""
-        key = (s, leaf)
-        hit = self._cands.get(key)
-        if hit is not None:
-            return hit, self._nexts[key]
-        links: list[int] = []
-        nexts: list[int] = []
-        if self.reaches_down(s, leaf) and s != leaf:
-            if self.role[s] is Role.SPINE:
-                links = list(self.down[s][leaf])
-                nexts = [leaf] * len(links)
-            else:  # core: down to the spines above the leaf
-                for p in self.parents[leaf]:
-                    for d in self.down[s].get(p, ()):
-                        links.append(d)
-                        nexts.append(p)
+    def __post_init__(self) -> None:
+        ids: dict[frozenset[int], int] = {}
+        self.pclass = [ids.setdefault(p, len(ids)) for p in self.parents]
+        self._pclass = np.asarray(self.pclass, dtype=np.int64)
+        self._classes = len(ids)
+        n = len(self.names)
+        pairs = sorted(
+            (s * n + lo, s) for s in range(n) if self.role[s] is Role.SPINE for lo in self.down[s]
+            if self.role[lo] is Role.LEAF
+        )
+        self._direct_keys = np.asarray([k for k, _ in pairs], dtype=np.int64)
+        self._direct_sets = np.asarray([self.set_for(s, k % n) for k, s in pairs], dtype=np.int64)
+
+    def sets_for(self, cur: I64, dst: I64) -> I64:
+        """:meth:`set_for` of many (switch, leaf) pairs: the pairs of a spine above its leaf by a sorted
+        lookup, the others once per (switch, parent class)."""
+        n = len(self.names)
+        out = np.empty(cur.shape[0], dtype=np.int64)
+        k = cur * n + dst
+        dk = self._direct_keys
+        if dk.size:
+            pos = np.minimum(np.searchsorted(dk, k), dk.size - 1)
+            direct = dk[pos] == k
+            out[direct] = self._direct_sets[pos[direct]]
         else:
-            ups = self.up[s]
-            direct = [(d, u) for d, u in ups if self.reaches_down(u, leaf)]
-            chosen = direct or [(d, u) for d, u in ups if any(self.reaches_down(c, leaf) for _, c in self.up[u])]
-            links = [d for d, _ in chosen]
-            nexts = [u for _, u in chosen]
-        self._cands[key] = tuple(links)
-        self._nexts[key] = tuple(nexts)
-        return self._cands[key], self._nexts[key]
+            direct = np.zeros(cur.shape[0], dtype=bool)
+        rest = ~direct
+        if rest.any():
+            ck = cur[rest] * self._classes + self._pclass[dst[rest]]
+            uk, first, inv = np.unique(ck, return_index=True, return_inverse=True)
+            leaves = dst[rest][first]
+            ids = np.fromiter(
+                (self.set_for(int(c) // self._classes, int(lf)) for c, lf in zip(uk.tolist(), leaves.tolist(),
+                                                                                   strict=True)),
+                dtype=np.int64, count=len(uk),
+            )
+            out[rest] = ids[inv.reshape(-1)]
+        return out
+
+    def _core_reaches(self, core: int, leaf: int) -> bool:
+        key = (core, self.pclass[leaf])
+        hit = self._core_class.get(key)
+        if hit is None:
+            down = self.down[core]
+            hit = self._core_class[key] = any(p in down for p in self.parents[leaf])
+        return hit
+
+    def _spine_via_core(self, spine: int, leaf: int) -> bool:
+        key = (spine, self.pclass[leaf])
+        hit = self._via_core.get(key)
+        if hit is None:
+            hit = self._via_core[key] = any(self._core_reaches(c, leaf) for _, c in self.up[spine])
+        return hit
+
+    def _intern(self, links: list[int], nexts: list[int]) -> int:
+        t = tuple(links)
+        j = self._set_id.get(t)
+        if j is None:
+            j = self._set_id[t] = len(self._sets)
+            self._sets.append((t, tuple(nexts)))
+            self._arrays = None
+        return j
+
+    def set_for(self, s: int, leaf: int) -> int:
+        """The candidate set (an id) of equal-cost next hops from switch ``s`` toward ``leaf``.
+
+        A spine above the leaf goes down its cables to it; a core goes down to the spines above the leaf;
+        anything else goes up: to the upper switches that reach the leaf going down, or else to those
+        that reach it through a core. Only the first case depends on the leaf itself: the others depend on
+        which spines reach the leaf (its parent class), so they are computed once per class.
+        """
+        key = s * len(self.names) + leaf
+        j = self._by_key.get(key)
+        if j is not None:
+            return j
+        if self.role[s] is Role.SPINE and leaf in self.down[s]:
+            links = list(self.down[s][leaf])
+            j = self._intern(links, [leaf] * len(links))
+        else:
+            ck = (s, self.pclass[leaf])
+            hit = self._by_class.get(ck)
+            if hit is None:
+                links, nexts = [], []
+                if self.role[s] is Role.CORE and self._core_reaches(s, leaf):
+                    for p in sorted(self.parents[leaf]):
+                        for d in self.down[s].get(p, ()):
+                            links.append(d)
+                            nexts.append(p)
+                else:
+                    ups = self.up[s]
+                    chosen = [(d, u) for d, u in ups if u in self.parents[leaf]] or [
+                        (d, u) for d, u in ups if self.role[u] is Role.SPINE and self._spine_via_core(u, leaf)
+                    ] or [(d, u) for d, u in ups if self.role[u] is Role.CORE and self._core_reaches(u, leaf)]
+                    links = [d for d, _ in chosen]
+                    nexts = [u for _, u in chosen]
+                hit = self._by_class[ck] = self._intern(links, nexts)
+            j = hit
+        self._by_key[key] = j
+        return j
+
+    def arrays(self) -> tuple[I64, I64, I64]:
+        """Every candidate set so far as padded arrays: (directed links, next switches, counts)."""
+        if self._arrays is None:
+            width = max((len(x[0]) for x in self._sets), default=1) or 1
+            cand = np.full((len(self._sets), width), -1, dtype=np.int64)
+            nxt = np.full((len(self._sets), width), -1, dtype=np.int64)
+            count = np.zeros(len(self._sets), dtype=np.int64)
+            for j, (links, nexts) in enumerate(self._sets):
+                cand[j, : len(links)] = links
+                nxt[j, : len(links)] = nexts
+                count[j] = len(links)
+            self._arrays = (cand, nxt, count)
+        return self._arrays
 
     def link_label(self, directed: int) -> str:
         ln = self.fabric.links[directed // 2]
@@ -367,30 +456,12 @@ def header_hash(src_ip: U64, dst_ip: U64, sport: U64, fields: HashFields, salt: 
 # --------------------------------------------------------------------------- routing
 
 
-def _group(cur: I64, dst: I64, graph: Graph) -> tuple[I64, I64, I64, I64, I64]:
-    """For each flow at switch ``cur`` heading to leaf ``dst``: its candidate-set index, and the candidate
-    sets as padded arrays (links, next switches, counts)."""
-    n_sw = len(graph.names)
-    keys, inv = np.unique(cur * n_sw + dst, return_inverse=True)
-    sets: dict[tuple[int, ...], int] = {}
-    set_of_key = np.empty(len(keys), dtype=np.int64)
-    rows: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-    for i, k in enumerate(keys.tolist()):
-        links, nexts = graph.next_hops(k // n_sw, k % n_sw)
-        j = sets.get(links)
-        if j is None:
-            j = sets[links] = len(rows)
-            rows.append((links, nexts))
-        set_of_key[i] = j
-    width = max((len(r[0]) for r in rows), default=1) or 1
-    cand = np.full((len(rows), width), -1, dtype=np.int64)
-    nxt = np.full((len(rows), width), -1, dtype=np.int64)
-    count = np.zeros(len(rows), dtype=np.int64)
-    for j, (links, nexts) in enumerate(rows):
-        cand[j, : len(links)] = links
-        nxt[j, : len(links)] = nexts
-        count[j] = len(links)
-    return set_of_key[inv.reshape(-1)], cand, nxt, count, keys
+def _group(cur: I64, dst: I64, graph: Graph) -> tuple[I64, I64, I64, I64]:
+    """For each flow at switch ``cur`` heading to leaf ``dst``: its candidate set, and the candidate sets as
+    padded arrays (directed links, next switches, counts)."""
+    sets = graph.sets_for(cur, dst)
+    cand, nxt, count = graph.arrays()
+    return sets, cand, nxt, count
 
 
 def _least_loaded(sets: I64, cand: I64, count: I64, rng: np.random.Generator, load: F64) -> I64:
@@ -420,6 +491,8 @@ def route(
     load = np.zeros(graph.speed.shape[0], dtype=np.float64)
     if len(flows) == 0:
         return load, 0
+    if remedy.mode == "spray":
+        return _spray(graph, flows, load)
     cur = flows.src_leaf.copy()
     dst = flows.dst_leaf
     demand = flows.demand
@@ -441,34 +514,49 @@ def route(
         if not active.any():
             break
         cur, dst, demand, idx = cur[active], dst[active], demand[active], idx[active]
-        sets, cand, nxt, count, _ = _group(cur, dst, graph)
+        sets, cand, nxt, count = _group(cur, dst, graph)
         n = count[sets]
         ok = n > 0
         if not ok.all():
             stranded += int(np.unique(idx[~ok]).shape[0])
             cur, dst, demand, idx, sets, n = cur[ok], dst[ok], demand[ok], idx[ok], sets[ok], n[ok]
-        if remedy.mode == "spray":
-            reps = n
-            rows = np.repeat(sets, reps)
-            offs = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
-            links = cand[rows, offs]
-            share = np.repeat(demand / n, reps)
-            np.add.at(load, links, share)
-            cur = nxt[rows, offs]
-            dst = np.repeat(dst, reps)
-            idx = np.repeat(idx, reps)
-            demand = share
-            continue
         if remedy.mode == "ecmp":
             h = header_hash(flows.src_ip[idx], flows.dst_ip[idx], sport[idx], remedy.hash, salts[cur])
             k = ((h >> np.uint64(32)) % n.astype(np.uint64)).astype(np.int64)
             links = cand[sets, k]
-            np.add.at(load, links, demand)
+            load += np.bincount(links, weights=demand, minlength=load.shape[0])
         else:
             k = _least_loaded(sets, cand, count, rng, load)
             links = cand[sets, k]
-            np.add.at(load, links, demand)
+            load += np.bincount(links, weights=demand, minlength=load.shape[0])
         cur = nxt[sets, k]
+    return load, stranded
+
+
+def _spray(graph: Graph, flows: Flows, load: F64) -> tuple[F64, int]:
+    """Packet spraying: the traffic at each switch toward each leaf, summed, split evenly over the next hops
+    (the rows never outnumber switch × destination pairs, however many paths there are)."""
+    n_sw = len(graph.names)
+    cur, dst, demand = flows.src_leaf, flows.dst_leaf, flows.demand
+    stranded = 0
+    for _ in range(6):
+        active = cur != dst
+        if not active.any():
+            break
+        keys, inv = np.unique(cur[active] * n_sw + dst[active], return_inverse=True)
+        total = np.bincount(inv.reshape(-1), weights=demand[active], minlength=len(keys))
+        cur, dst = keys // n_sw, keys % n_sw
+        sets, cand, nxt, count = _group(cur, dst, graph)
+        n = count[sets]
+        ok = n > 0
+        if not ok.all():
+            stranded += int((~ok).sum())
+            cur, dst, total, sets, n = cur[ok], dst[ok], total[ok], sets[ok], n[ok]
+        rows = np.repeat(sets, n)
+        offs = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        share = np.repeat(total / n, n)
+        load += np.bincount(cand[rows, offs], weights=share, minlength=load.shape[0])
+        cur, dst, demand = nxt[rows, offs], np.repeat(dst, n), share
     return load, stranded
 
 
@@ -590,7 +678,9 @@ def simulate(
     g = graph or build_graph(fabric, failures)
     speed = g.speed
     placement: dict[str, None] = dict.fromkeys(job.nodes)
-    fluid = predict(fabric, placement, collective, a, failures).best if job.nodes else 0.0
+    view = build_view(fabric, failures)
+    fluid = predict(fabric, placement, collective, a, failures, view=view).best if job.nodes else 0.0
+    scaled: dict[float, float] = {}  # efficiency → bus bandwidth (seeds often repeat a figure)
     flows_by_qps: dict[int, Flows] = {}
 
     def flows_for(q: int) -> Flows:
@@ -598,7 +688,7 @@ def simulate(
             flows_by_qps[q] = job_flows(fabric, g, job.nodes, q, pattern, failures)
         return flows_by_qps[q]
 
-    spray_load, _ = route(g, flows_for(1), Remedy("spray", "spray"), 0)
+    spray_load, spray_stranded = route(g, flows_for(1), Remedy("spray", "spray"), 0)
     spray_max = _max_load(spray_load, speed)
     ideal_pace = 1.0 / max(1.0, spray_max)
     gpus = sum(fabric.nodes[n].gpus for n in job.nodes)
@@ -613,10 +703,13 @@ def simulate(
         runs = 1 if remedy.mode == "spray" else seeds
         loads: list[F64] = []
         for s in range(runs):
-            load, stranded = route(g, flows, remedy, s)
+            # spraying splits every flow evenly whatever its queue pairs: the reference run serves
+            load, stranded = (spray_load, spray_stranded) if remedy.mode == "spray" else route(g, flows, remedy, s)
             ml = _max_load(load, speed)
             eff = min(1.0, (1.0 / max(1.0, ml)) / ideal_pace) if stranded == 0 else 0.0
-            bw = _scaled(fabric, placement, collective, a, failures, eff, fluid)
+            if eff not in scaled:
+                scaled[eff] = _scaled(fabric, placement, collective, a, failures, eff, fluid, view)
+            bw = scaled[eff]
             effs.append(eff)
             bws.append(bw)
             maxes.append(ml)
@@ -629,7 +722,7 @@ def simulate(
 
 def _scaled(
     fabric: Fabric, placement: dict[str, None], collective: Collective, a: Assumptions, failures: Failures,
-    eff: float, fluid: float,
+    eff: float, fluid: float, view: _View,
 ) -> float:
     """The scaling model's bus bandwidth with the network's payload efficiency scaled by ``eff``."""
     if eff >= 1.0 or not placement:
@@ -637,7 +730,7 @@ def _scaled(
     if eff <= 0.0:
         return 0.0
     scaled = Assumptions(a.nic_efficiency * eff, a.nvlink_efficiency)
-    return predict(fabric, placement, collective, scaled, failures).best
+    return predict(fabric, placement, collective, scaled, failures, view=view).best
 
 
 def _worst(g: Graph, load: F64, spray: F64, count: int) -> tuple[LinkLoad, ...]:
