@@ -123,6 +123,18 @@ def test_failed_spine_and_uplink_carry_nothing() -> None:
         assert load.sum() > 0
 
 
+def test_spraying_in_batches_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fabricgen.perf.paths import core
+
+    job = parse_job(THREE, "288:scattered", seed=4)
+    g = build_graph(THREE)
+    flows = job_flows(THREE, g, job.nodes, 1)
+    whole, _ = route(g, flows, SPRAY, 0)
+    monkeypatch.setattr(core, "SPRAY_ROWS", 1)  # one destination leaf per batch
+    batched, _ = route(g, flows, SPRAY, 0)
+    assert np.allclose(whole, batched) and whole.sum() > 0
+
+
 def test_three_tiers_route_through_the_cores() -> None:
     job = parse_job(THREE, "288:scattered", seed=0)
     g = build_graph(THREE)

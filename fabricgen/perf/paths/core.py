@@ -476,7 +476,9 @@ def _least_loaded(sets: I64, cand: I64, count: I64, rng: np.random.Generator, lo
     rank = np.empty(len(sets), dtype=np.int64)
     rank[order] = np.arange(len(sets)) - starts
     safe = np.where(cand >= 0, cand, 0)
-    key = np.where(cand >= 0, load[safe], np.inf) + rng.random(cand.shape) * 1e-9
+    salt = rng.integers(0, 1 << 63, dtype=np.uint64)
+    tie = (mix64(safe.astype(np.uint64) ^ salt) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+    key = np.where(cand >= 0, load[safe], np.inf) + tie * 1e-9  # random among equals, per link and seed
     by_load: I64 = np.argsort(key, axis=1).astype(np.int64)
     chosen: I64 = by_load[sets, rank % count[sets]]
     return chosen
@@ -533,11 +535,33 @@ def route(
     return load, stranded
 
 
+SPRAY_ROWS = 2_000_000
+"""Rows of (switch, destination, share) held at once while spraying: destinations are taken in batches
+so that memory stays bounded on the largest fabrics."""
+
+
 def _spray(graph: Graph, flows: Flows, load: F64) -> tuple[F64, int]:
-    """Packet spraying: the traffic at each switch toward each leaf, summed, split evenly over the next hops
-    (the rows never outnumber switch × destination pairs, however many paths there are)."""
+    """Packet spraying: the traffic at each switch toward each leaf, summed, split evenly over the next hops.
+
+    Destination leaves are sprayed in batches (the rows of a batch stay under :data:`SPRAY_ROWS` even when
+    every switch of a tier holds traffic for every destination): the result does not depend on the batches.
+    """
+    order = np.argsort(flows.dst_leaf, kind="stable")
+    dst_sorted = flows.dst_leaf[order]
+    leaves = np.unique(dst_sorted)
+    width = max((len(u) for u in graph.up), default=1) or 1  # the widest split a row can fan out into
+    per_batch = max(1, SPRAY_ROWS // (len(graph.names) * width))
+    stranded = 0
+    for first in range(0, len(leaves), per_batch):
+        lo = np.searchsorted(dst_sorted, leaves[first])
+        hi = np.searchsorted(dst_sorted, leaves[min(first + per_batch, len(leaves)) - 1], side="right")
+        pick = order[lo:hi]
+        stranded += _spray_batch(graph, flows.src_leaf[pick], flows.dst_leaf[pick], flows.demand[pick], load)
+    return load, stranded
+
+
+def _spray_batch(graph: Graph, cur: I64, dst: I64, demand: F64, load: F64) -> int:
     n_sw = len(graph.names)
-    cur, dst, demand = flows.src_leaf, flows.dst_leaf, flows.demand
     stranded = 0
     for _ in range(6):
         active = cur != dst
@@ -557,7 +581,7 @@ def _spray(graph: Graph, flows: Flows, load: F64) -> tuple[F64, int]:
         share = np.repeat(total / n, n)
         load += np.bincount(cand[rows, offs], weights=share, minlength=load.shape[0])
         cur, dst, demand = nxt[rows, offs], np.repeat(dst, n), share
-    return load, stranded
+    return stranded
 
 
 # --------------------------------------------------------------------------- results
