@@ -7,12 +7,21 @@ import json
 import click
 
 from fabricgen.cli import EXIT_OK, guarded, stdout_console
-from fabricgen.cli.scaling import NIC_EFFICIENCY, NVLINK_EFFICIENCY
+from fabricgen.perf.model import Assumptions
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
 REMEDIES = ("ecmp", "qps", "3-tuple", "adaptive", "spray")
 DEFAULT_REMEDIES = ("ecmp", "qps", "adaptive", "spray")
 MAX_SEEDS = 1000
+_DEFAULT = Assumptions()
+NIC_EFFICIENCY = click.option(
+    "--nic-efficiency", type=click.FloatRange(0, 1, min_open=True), default=_DEFAULT.nic_efficiency,
+    show_default=True, help="Payload share of a RoCE link's line rate.",
+)
+NVLINK_EFFICIENCY = click.option(
+    "--nvlink-efficiency", type=click.FloatRange(0, 1, min_open=True), default=_DEFAULT.nvlink_efficiency,
+    show_default=True, help="Share of the per-GPU NVLink bandwidth a collective reaches.",
+)
 
 
 @click.command()
