@@ -129,6 +129,8 @@ class Graph:
     _via_core: dict[tuple[int, int], bool] = field(default_factory=dict)  # (spine, class) → reaches via a core
     _core_class: dict[tuple[int, int], bool] = field(default_factory=dict)  # (core, class) → reaches going down
     _arrays: tuple[I64, I64, I64] | None = None
+    _built: int = 0
+    _class_table: I64 = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
 
     _pclass: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _classes: int = 0
@@ -145,6 +147,7 @@ class Graph:
             (s * n + lo, s) for s in range(n) if self.role[s] is Role.SPINE for lo in self.down[s]
             if self.role[lo] is Role.LEAF
         )
+        self._class_table = np.full((n, self._classes), -1, dtype=np.int64)
         self._direct_keys = np.asarray([k for k, _ in pairs], dtype=np.int64)
         self._direct_sets = np.asarray([self.set_for(s, k % n) for k, s in pairs], dtype=np.int64)
 
@@ -163,15 +166,16 @@ class Graph:
             direct = np.zeros(cur.shape[0], dtype=bool)
         rest = ~direct
         if rest.any():
-            ck = cur[rest] * self._classes + self._pclass[dst[rest]]
-            uk, first, inv = np.unique(ck, return_index=True, return_inverse=True)
-            leaves = dst[rest][first]
-            ids = np.fromiter(
-                (self.set_for(int(c) // self._classes, int(lf)) for c, lf in zip(uk.tolist(), leaves.tolist(),
-                                                                                   strict=True)),
-                dtype=np.int64, count=len(uk),
-            )
-            out[rest] = ids[inv.reshape(-1)]
+            rc, rl = cur[rest], dst[rest]
+            ids = self._class_table[rc, self._pclass[rl]]
+            miss = ids < 0
+            if miss.any():
+                mc, ml = rc[miss], rl[miss]
+                _, first = np.unique(mc * self._classes + self._pclass[ml], return_index=True)
+                for c, lf in zip(mc[first].tolist(), ml[first].tolist(), strict=True):
+                    self._class_table[c, self.pclass[lf]] = self.set_for(c, lf)
+                ids = self._class_table[rc, self._pclass[rl]]
+            out[rest] = ids
         return out
 
     def _core_reaches(self, core: int, leaf: int) -> bool:
@@ -195,7 +199,6 @@ class Graph:
         if j is None:
             j = self._set_id[t] = len(self._sets)
             self._sets.append((t, tuple(nexts)))
-            self._arrays = None
         return j
 
     def set_for(self, s: int, leaf: int) -> int:
@@ -236,18 +239,31 @@ class Graph:
         return j
 
     def arrays(self) -> tuple[I64, I64, I64]:
-        """Every candidate set so far as padded arrays: (directed links, next switches, counts)."""
-        if self._arrays is None:
-            width = max((len(x[0]) for x in self._sets), default=1) or 1
-            cand = np.full((len(self._sets), width), -1, dtype=np.int64)
-            nxt = np.full((len(self._sets), width), -1, dtype=np.int64)
-            count = np.zeros(len(self._sets), dtype=np.int64)
-            for j, (links, nexts) in enumerate(self._sets):
+        """Every candidate set so far as padded arrays: (directed links, next switches, counts). Sets interned
+        since the last call are appended (the arrays grow by doubling, so routing many batches stays linear)."""
+        total = len(self._sets)
+        if self._arrays is None or self._built < total:
+            new = self._sets[self._built:]
+            width = max([len(x[0]) for x in new] + [1 if self._arrays is None else self._arrays[0].shape[1]])
+            if self._arrays is None or total > self._arrays[0].shape[0] or width > self._arrays[0].shape[1]:
+                cap = max(total, 2 * (0 if self._arrays is None else self._arrays[0].shape[0]), 64)
+                cand = np.full((cap, width), -1, dtype=np.int64)
+                nxt = np.full((cap, width), -1, dtype=np.int64)
+                count = np.zeros(cap, dtype=np.int64)
+                if self._arrays is not None:
+                    oc, on, ok = self._arrays
+                    cand[: self._built, : oc.shape[1]] = oc[: self._built]
+                    nxt[: self._built, : on.shape[1]] = on[: self._built]
+                    count[: self._built] = ok[: self._built]
+                self._arrays = (cand, nxt, count)
+            cand, nxt, count = self._arrays
+            for j, (links, nexts) in enumerate(new, start=self._built):
                 cand[j, : len(links)] = links
                 nxt[j, : len(links)] = nexts
                 count[j] = len(links)
-            self._arrays = (cand, nxt, count)
-        return self._arrays
+            self._built = total
+        cand, nxt, count = self._arrays
+        return cand[:total], nxt[:total], count[:total]
 
     def link_label(self, directed: int) -> str:
         ln = self.fabric.links[directed // 2]
