@@ -226,3 +226,12 @@ def test_cli_bad_input_exits_3_with_one_line(args: list[str], message: str) -> N
     assert code == 3
     lines = err.strip().splitlines()
     assert message in lines[0] and len(lines) == 2 and "Traceback" not in err
+
+
+def test_collision_efficiency_for_scaling_and_plan() -> None:
+    nodes = parse_job(MULTI, "512:scattered", seed=3).nodes
+    one = collision_efficiency(MULTI, nodes, qps=1, seeds=8)
+    four = collision_efficiency(MULTI, nodes, qps=4, seeds=8)
+    assert one == simulate(MULTI, Job("x", nodes), [ECMP], seeds=8).results[0].median_efficiency
+    assert 0 < one < four <= 1.0
+    assert collision_efficiency(MULTI, nodes, remedy=SPRAY) == 1.0
