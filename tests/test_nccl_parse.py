@@ -181,3 +181,12 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
 def test_shuffled_lines_never_crash(lines: list[str]) -> None:
     with contextlib.suppress(NcclLogError):
         parse_log("\n".join(lines), "mixed.log")
+
+
+def test_a_footer_cut_inside_its_number_is_not_read_as_the_average() -> None:
+    text = (NCCL / "healthy-2node.log").read_text()
+    at = text.index("# Avg bus bandwidth")
+    cut = text[: text.index(":", at) + 6]  # '…bandwidth    : 231.', the rest of 231.762 lost
+    (run,) = parse_log(cut, "healthy-2node.log")
+    assert run.avg_busbw is None and run.incomplete is not None
+    assert "without '# Avg bus bandwidth'" in run.incomplete

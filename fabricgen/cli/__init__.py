@@ -275,6 +275,9 @@ def _register() -> None:
 
     app.add_command(schema.schema)
     app.add_command(export.export)
+    from fabricgen.cli import paths  # multipath what-if: ECMP collisions and their remedies
+
+    app.add_command(paths.paths)
     from fabricgen.cli.helptext import attach  # every command's Examples: and Environment: blocks
 
     attach(app)

@@ -409,7 +409,13 @@ def parse_log(text: str | Iterable[str], file: str = "<log>") -> list[NcclRun]:
     """Every run in one nccl-tests log, complete or not (see :attr:`NcclRun.incomplete`). Raises
     :class:`NcclLogError` (and nothing else) when the file holds no run or a header or device line is
     malformed: the first problem, with its line."""
-    lines: Iterable[str] = text.splitlines() if isinstance(text, str) else text
+    lines: Iterable[str] = text
+    if isinstance(text, str):
+        split = text.splitlines()
+        if split and not text.endswith("\n") and _AVG.match(strip_prefixes(split[-1])):
+            # a footer without its newline may be cut inside its number (`231.762` read as `2`): not a footer
+            split.pop()
+        lines = split
     runs: list[NcclRun] = []
     run: _Open | None = None
     pending_program: str | None = None

@@ -117,6 +117,22 @@ def _with_config_reasons(diff: FabricDiff, configs: Mapping[str, DeviceConfigDif
     return replace(diff, changed=tuple(changed))
 
 
+def _with_collision_risk(scale: dict[str, Any], old: Fabric, new: Fabric, notes: list[str]) -> dict[str, Any]:
+    """``scale`` with ``collisions`` (see :mod:`fabricgen.plan.collisions`), and its message among the summary
+    lines when the change raises the ECMP collision loss."""
+    from fabricgen.plan.collisions import collision_risk
+
+    try:
+        risk = collision_risk(old, new)
+    except Exception as exc:  # the path simulation failing must not hide the rest of the plan
+        notes.append(f"ECMP collision risk not included: {type(exc).__name__}: {exc}")
+        return scale
+    if risk is None:
+        return scale
+    summary = [*scale.get("summary", []), risk["message"]] if risk["risk"] else scale.get("summary", [])
+    return {**scale, "summary": summary, "collisions": risk}
+
+
 def make_plan(
     old: Fabric,
     new: Fabric,
@@ -182,6 +198,8 @@ def make_plan(
     else:
         if scale is None:
             notes_l.append("scaling before/after not included (fabricgen.perf is not installed)")
+        else:
+            scale = _with_collision_risk(scale, old, new, notes_l)
     bom = bill_of_materials(old, new, diff)
     return Plan(
         fabric=new.name,
