@@ -311,7 +311,7 @@ _SECRET_WORDS = (
 )
 _SECRET_RE = re.compile(
     r"(?i)(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(_SECRET_WORDS, key=len, reverse=True))
-    + r")(?![\w-])(\s*=\s*|\s+)\S.*$"
+    + r")(?![\w-])(\"?\s*[=:]\s*|\s+)\S.*$"
 )
 _HASH_RE = re.compile(r"\$\d+\$\S+|\$9\$\S+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
 
@@ -330,11 +330,43 @@ def mask(text: str) -> str:
     return _HASH_RE.sub("***", text)
 
 
+def _is_secret_key(key: str) -> bool:
+    return bool(_SECRET_RE.match(f"{key} x")) and not key.lower().endswith(("_id", "-id", "chain"))
+
+
+def _mask_doc(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {k: ("***" if _is_secret_key(str(k)) and not isinstance(v, (dict, list)) else _mask_doc(v))
+                for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_mask_doc(x) for x in doc]
+    return doc
+
+
+def sanitize(text: str) -> str:
+    """A configuration with its secret values masked, still parseable: JSON documents (SONiC config_db) are
+    masked by key and re-serialised; any other text line by line (:func:`mask`).
+
+    >>> sanitize('{"TACPLUS": {"global": {"passkey": "hunter2", "timeout": "5"}}}')
+    '{"TACPLUS": {"global": {"passkey": "***", "timeout": "5"}}}'
+    >>> sanitize("system:\\n  password: hunter2\\n  hostname: leaf1\\n")
+    'system:\\n  password: ***\\n  hostname: leaf1'
+    """
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.dumps(_mask_doc(json.loads(text)))
+        except ValueError:
+            pass
+    return "\n".join(mask(line) for line in text.splitlines())
+
+
 # --------------------------------------------------------------------------------------------- compare
 
 
 ROUTING_WORDS = (
-    "router bgp", "neighbor", "network", "address", "maximum-paths", "redistribute", "route-map", "ip route",
+    "router bgp", "neighbor", "ip address", "ipv6 address", "inet address", "inet6 address", "ip / address",
+    "maximum-paths", "redistribute", "route-map", "ip route",
     "router-id", "remote-as", "peer-as", "protocols bgp", "routing-options", "policy-options", "autonomous-system",
     "bgp_neighbor", "bgp_globals", "static_route", "bgp_peer", "loopback", "vrf", "router ", "multipath",
     "export", "import",
@@ -357,7 +389,7 @@ def impact_of(path: str) -> list[str]:
     """
     low = path.lower()
     tags = []
-    if any(k in low for k in ROUTING_WORDS):
+    if any(k in low for k in ROUTING_WORDS) or re.search(r"\|\d{1,3}(?:\.\d{1,3}){3}/", low):
         tags.append("routing")
     if any(k in low for k in ROCE_WORDS):
         tags.append("roce")
@@ -398,6 +430,9 @@ def compare(platform: str, intended: str, running: str) -> ConfigDiff:
     """Intended vs running on the platform's hierarchy: owned differences (masked) and unmanaged sections."""
     want_paths, depth, sep = platform_paths(platform, intended)
     have_paths, _, _ = platform_paths(platform, running)
+    # both sides masked: a running configuration is read sanitized, so a secret compares as its mask
+    want_paths = [tuple(mask(e) for e in p) for p in want_paths]
+    have_paths = [tuple(mask(e) for e in p) for p in have_paths]
     sections = {p[:depth] for p in want_paths}
 
     def owned(p: tuple[str, ...]) -> bool:

@@ -176,6 +176,7 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
     def get_config(
         self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
     ) -> dict[str, str]:
+        """NAPALM's get_config; ``sanitized=True`` masks secret values (:func:`fabricgen.deploy.normalize.sanitize`)."""
         out = {"running": "", "candidate": "", "startup": ""}
         if retrieve in ("all", "running"):
             out["running"] = self._run(self.running_command)
@@ -183,6 +184,10 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
             out["candidate"] = self._candidate or ""
         if retrieve in ("all", "startup"):
             out["startup"] = self._exec(f"cat {shlex.quote(self.startup_path)} 2>/dev/null")[1]
+        if sanitized:
+            from fabricgen.deploy.normalize import sanitize
+
+            out = {k: sanitize(v) if v else v for k, v in out.items()}
         return out
 
     def cli(self, commands: list[str], encoding: str = "text") -> dict[str, str]:
