@@ -103,7 +103,7 @@ def test_credentials_from_env_and_redaction(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("FABRICGEN_PASSWORD", "s3cr3t-pw")
     c = cred.resolve()
     assert c.source == "environment"
-    assert cred.redact("auth failed for ops/s3cr3t-pw", c.secrets()) == "auth failed for ops/***"
+    assert cred.redact("auth failed for ops: s3cr3t-pw.", c.secrets()) == "auth failed for ops: ***."
     monkeypatch.delenv("FABRICGEN_PASSWORD")
     with pytest.raises(cred.CredentialsError):
         cred.resolve()

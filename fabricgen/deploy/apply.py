@@ -135,7 +135,11 @@ def state_dir(fabric_name: str, override: str | None = None) -> Path:
 
 
 class FabricLock:
-    """``apply.lock`` created with O_EXCL; a lock left by a dead process on this host is taken over (and said)."""
+    """``apply.lock`` created with O_EXCL; a lock left by a dead process on this host is taken over (and said).
+
+    With ``--state-dir`` / ``FABRICGEN_STATE_DIR`` on storage that CI runners share, the lock and
+    ``last-apply.json`` (what ``--rerun-failed`` reads) are shared too: a second runner is refused with the
+    holder's pid, host and age, and an ephemeral runner's successor still knows what the last run left."""
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / "apply.lock"
@@ -157,9 +161,16 @@ class FabricLock:
                     self.note = f"removed a stale lock of pid {pid} (no longer running)"
                     self.path.unlink(missing_ok=True)
                     continue
+                since = float(holder.get("since") or 0)
+                age = (
+                    f" since {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(since))} "
+                    f"({max(0, int(time.time() - since)) // 60} min ago)" if since else ""
+                )
+                elsewhere = "" if host == socket.gethostname() else (
+                    "; it is another machine's, so fabricgen cannot tell whether that process still runs")
                 raise LockError(
-                    f"another apply holds {self.path} (pid {pid or '?'} on {host or '?'}); "
-                    "wait for it, or remove the file if you are sure it is gone"
+                    f"another apply holds {self.path}: pid {pid or '?'} on host {host or '?'}{age}{elsewhere}; "
+                    "wait for it, or remove the file if you are sure that apply is gone"
                 ) from None
             with os.fdopen(fd, "w") as f:
                 f.write(me)
