@@ -48,8 +48,8 @@ def test_registry_maps_every_platform() -> None:
 
 def test_sonic_lldp_table_uses_description_when_port_id_is_a_mac() -> None:
     lldp = parse_lldp_table(rec("sonic/show_lldp_table.txt"))
-    assert lldp["Ethernet256"] == [{"hostname": "spine1", "port": "Ethernet0"}]
-    assert lldp["Ethernet272"] == [{"hostname": "spine1", "port": "Ethernet8"}]
+    assert lldp["Ethernet256"] == [{"hostname": "spine1", "port": "Ethernet0", "port_description": "Ethernet0"}]
+    assert lldp["Ethernet272"] == [{"hostname": "spine1", "port": "Ethernet8", "port_description": "Ethernet8"}]
     assert lldp["Ethernet280"][0]["port"] == "Eth1/9"  # short name; verify normalises it
     assert len(lldp) == 5
 
@@ -159,3 +159,27 @@ def test_commit_is_refused_without_a_candidate_or_while_a_confirm_is_pending(cls
     with pytest.raises(CommitError, match="already pending"):
         d.commit_config(revert_in=60)
     assert d._exec.sent == []  # refused before anything reached the device
+
+
+def test_sonic_peers_advertise_their_alias_and_verify_matches_it() -> None:
+    """SONiC's lldpd puts the port alias (etp1a) in the port ID; verify reads aliases from the intended config_db."""
+    from fabricgen.deploy.intended import intended_configs
+    from fabricgen.deploy.verify import check_lldp, sonic_aliases
+    from tests.conftest import INVENTORIES, load_fabric
+
+    fabric = load_fabric(INVENTORIES / "lab")
+    platforms = {n: s.platform for n, s in fabric.switches.items()}
+    aliases = sonic_aliases(intended_configs(fabric), platforms)
+    ports = [p for p in fabric.switches["leaf1"].ports if p.peer_device in fabric.switches]
+    assert ports and all((p.peer_device, p.peer_port) in aliases for p in ports)
+    rows = "".join(f"{p.name:<13}{p.peer_device:<16}{aliases[(p.peer_device, p.peer_port)]:<19}BR            "
+                   f"{p.peer_device}:{p.name}\n" for p in ports)
+    table = ("Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+             "LocalPort    RemoteDevice    RemotePortID       Capability    RemotePortDescr\n"
+             "-----------  --------------  -----------------  ------------  -----------------\n" + rows +
+             "--------------------------------------------------\nTotal entries displayed:  4\n")
+    lldp = parse_lldp_table(table)
+    scope = set(fabric.switches)
+    assert [c.ok for c in check_lldp(fabric, "leaf1", scope, lldp, aliases)] == [True] * len(ports)
+    without = check_lldp(fabric, "leaf1", scope, lldp)  # by name only, every check would fail
+    assert not any(c.ok for c in without)

@@ -115,13 +115,17 @@ def _table(text: str) -> list[dict[str, str]]:
 
 
 def parse_lldp_table(text: str) -> dict[str, list[dict[str, str]]]:
-    """``show lldp table`` → {local port: [{hostname, port}]}; the port ID, or the description when the ID is a MAC."""
+    """``show lldp table`` → {local port: [{hostname, port, port_description}]}; the port ID (SONiC peers advertise
+    their alias there), or the description when the ID is a MAC."""
     out: dict[str, list[dict[str, str]]] = {}
     for row in _table(text):
         port = row.get("RemotePortID", "")
         if re.fullmatch(r"(?:[0-9a-f]{2}:){5}[0-9a-f]{2}", port.lower()):
             port = row.get("RemotePortDescr", port)
-        out.setdefault(row.get("LocalPort", ""), []).append({"hostname": row.get("RemoteDevice", ""), "port": port})
+        entry = {"hostname": row.get("RemoteDevice", ""), "port": port}
+        if row.get("RemotePortDescr"):
+            entry["port_description"] = row["RemotePortDescr"]  # verify's fallback when the ID is neither
+        out.setdefault(row.get("LocalPort", ""), []).append(entry)
     return out
 
 
