@@ -95,10 +95,10 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
                 out.print(f"  {n}: DRIFT ({tags})", markup=False)
                 tag_of = {line: tag for tag, lines in r.value.impact.items() for line in lines}
                 for line in r.value.missing:
-                    out.print(f"    - [{tag_of.get(line, 'other')}] {line}    (intended, missing on the device)",
+                    out.print(f"    - {line}    (intended, missing on the device; {tag_of.get(line, 'other')})",
                               markup=False)
                 for line in r.value.unexpected:
-                    out.print(f"    + [{tag_of.get(line, 'other')}] {line}    (on the device, not intended)",
+                    out.print(f"    + {line}    (on the device, not intended; {tag_of.get(line, 'other')})",
                               markup=False)
             else:
                 out.print(f"  {n}: in sync", markup=False)

@@ -81,7 +81,10 @@ def _junos(text: str) -> tuple[set[str], list[str]]:
 
 
 def _sonic(text: str) -> tuple[set[str], list[str]]:
-    doc: dict[str, Any] = json.loads(text)
+    from fabricgen.deploy.intended import split_sonic
+
+    parts = split_sonic(text)
+    doc: dict[str, Any] = json.loads(parts[0] if parts else text)
     addrs = set()
     for table in ("MGMT_INTERFACE", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN_INTERFACE", "PORTCHANNEL_INTERFACE"):
         for key in doc.get(table) or {}:

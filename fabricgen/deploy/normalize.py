@@ -427,7 +427,31 @@ def _section_name(platform: str, path: tuple[str, ...], depth: int, has_children
 
 
 def compare(platform: str, intended: str, running: str) -> ConfigDiff:
-    """Intended vs running on the platform's hierarchy: owned differences (masked) and unmanaged sections."""
+    """Intended vs running on the platform's hierarchy: owned differences (masked) and unmanaged sections.
+
+    A SONiC bundle (config_db.json + frr.conf, :mod:`fabricgen.deploy.intended`) compares each part on its own
+    hierarchy; frr.conf paths are shown with a ``frr.conf:`` prefix."""
+    if platform == "sonic":
+        from fabricgen.deploy.intended import split_sonic
+
+        want = split_sonic(intended)
+        if want is not None:
+            have = split_sonic(running)
+            db = _compare(platform, want[0], have[0] if have else running)
+            frr = _compare("frr", want[1], have[1] if have else "")
+
+            def tagged(lines: tuple[str, ...]) -> tuple[str, ...]:
+                return tuple(f"frr.conf: {x}" for x in lines)
+
+            impact = {k: list(v) for k, v in db.impact.items()}
+            for tag, lines in frr.impact.items():
+                impact.setdefault(tag, []).extend(tagged(tuple(lines)))
+            return ConfigDiff(db.missing + tagged(frr.missing), db.unexpected + tagged(frr.unexpected), impact,
+                              db.unmanaged + tagged(frr.unmanaged))
+    return _compare(platform, intended, running)
+
+
+def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
     want_paths, depth, sep = platform_paths(platform, intended)
     have_paths, _, _ = platform_paths(platform, running)
     # both sides masked: a running configuration is read sanitized, so a secret compares as its mask

@@ -115,12 +115,15 @@ def sonic_aliases(configs: dict[str, str], platforms: dict[str, str]) -> dict[tu
     """
     import json
 
+    from fabricgen.deploy.intended import split_sonic
+
     out: dict[tuple[str, str], str] = {}
     for name, text in configs.items():
         if platforms.get(name) != "sonic":
             continue
+        parts = split_sonic(text)
         try:
-            ports = (json.loads(text).get("PORT") or {})
+            ports = (json.loads(parts[0] if parts else text).get("PORT") or {})
         except (ValueError, AttributeError):
             continue
         for port, fields in ports.items():
