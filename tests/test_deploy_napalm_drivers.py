@@ -296,6 +296,11 @@ class RecordedNetconf:
         from ncclient.xml_ import NCElement
 
         text = self.reply(rpc)
+        error = etree.fromstring(text.encode()).find(".//rpc-error")
+        if error is not None:  # ncclient raises an <rpc-error> reply as RPCError; PyEZ turns it into its own
+            from ncclient.operations.rpc import RPCError
+
+            raise RPCError(error)
         return NCElement(text, JunosDeviceHandler({"name": "junos"}).transform_reply())._NCElement__doc
 
     def reply(self, rpc: Any) -> str:
@@ -450,3 +455,41 @@ def test_management_guard_reads_each_platforms_access_method() -> None:
     assert management_problems("sonic", sonic, "192.0.2.16") == [
         "the candidate configures no interface with 192.0.2.16, the address this session uses"]
     assert management_problems("frr", "hostname x\n", "192.0.2.17") == []  # sshd and mgmt live outside frr.conf
+
+
+def test_nxos_session_lost_during_the_commit_sends_no_rollback(fabric: Fabric, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a revert timer nothing can say whether the device changed: fabricgen sends nothing more."""
+    _verify(monkeypatch, [])
+    make = _nxos(monkeypatch)
+
+    def lost(self: RecordedNetmiko, commands: list[str], **kwargs: Any) -> str:
+        self.sent.extend(commands)
+        if "rollback running-config file candidate_config.txt" in commands:
+            raise OSError("Socket is closed")
+        return ""
+
+    monkeypatch.setattr(RecordedNetmiko, "send_multiline", lost)
+    out = apply_device(fabric, "leaf1", NXOS_CANDIDATE, _targets("nxos", "192.0.2.12"), {"leaf1"}, set(),
+                       ApplyOptions(revert_in=0, settle=0), 1, make)
+    assert out.status == "unknown"
+    assert "NX-OS keeps the new configuration" not in out.message or "if it did" in out.message
+    assert "committed without a revert timer: the device keeps the new configuration" in out.message
+    assert not any("rollback_config.txt" in c and c.startswith("rollback") for c in RecordedNetmiko.sent)
+    assert "reverts by itself" not in out.message
+
+
+def test_junos_load_error_fails_before_any_commit(fabric: Fabric, monkeypatch: pytest.MonkeyPatch) -> None:
+    _verify(monkeypatch, [])
+    netconf = RecordedNetconf()
+    error = (DATA / "junos/load_error.xml").read_text()
+    original = netconf.reply
+
+    def reply(rpc: Any) -> str:
+        return error if rpc.tag == "load-configuration" and rpc.get("action") == "set" else original(rpc)
+
+    netconf.reply = reply  # type: ignore[method-assign]
+    out = apply_device(fabric, "leaf1", JUNOS_CANDIDATE, _targets("junos", "192.0.2.13"), {"leaf1"}, set(),
+                       ApplyOptions(revert_in=120, settle=0), 1, _junos(netconf))
+    assert out.status == "failed" and "syntax error" in out.message and "interpolatee" in out.message
+    assert "commit-configuration" not in _junos_tags(netconf)
+    assert '<load-configuration compare="rollback" rollback="0"/>' in netconf.sent  # the candidate is discarded
