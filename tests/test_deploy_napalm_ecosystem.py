@@ -97,3 +97,23 @@ def test_a_lock_held_on_another_host_names_its_pid_host_and_age(tmp_path: Path) 
     assert "pid 4242 on host ci-runner-7" in msg and "(10 min ago)" in msg
     assert "another machine's" in msg and socket.gethostname() not in msg
     assert (tmp_path / "apply.lock").exists()  # never taken over from another host
+
+
+def test_cli_apply_refuses_a_revert_timer_on_nxos_before_contacting_anything(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    inv = tmp_path / "fabric.yaml"
+    inv.write_text(
+        "fabric: {name: nxos-refusal}\n"
+        "intent:\n  rail_optimized:\n    server: dgx-h100\n    nodes_per_unit: 4\n    units: 1\n"
+        "    leaf: {model: sn5600, platform: nxos, uplink_speed: 400G}\n    spine: {model: sn5600, platform: nxos}\n"
+    )
+    env = {**os.environ, "FABRICGEN_USERNAME": "admin", "FABRICGEN_PASSWORD": "pw", "CI": "1"}
+    proc = subprocess.run([sys.executable, "-m", "fabricgen", "apply", str(inv), "--no-lab", "--state-dir",
+                           str(tmp_path / "state")], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "--revert-in 120 refused, nothing was sent" in proc.stderr
+    assert "nxos: the device has no commit-confirm" in proc.stderr and "rerun with --revert-in 0" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "state" / "last-apply.json").exists()
