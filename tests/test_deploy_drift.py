@@ -135,3 +135,13 @@ def test_mask_hides_any_value_after_a_secret_keyword(secret: str) -> None:
     for prefix, rest in (("username a secret ", f"sha512 {secret}"), ("snmp-server community ", f"{secret} ro"),
                          ("neighbor 10.0.0.1 password ", secret), ("passkey: ", secret)):
         assert mask(prefix + rest) == prefix + "***"
+
+
+def test_a_changed_single_valued_setting_is_drift_not_an_unmanaged_extra() -> None:
+    diff = compare("eos", EOS, EOS.replace("hostname leaf1\n", "hostname leaf1-old\n"))
+    assert diff.missing == ("hostname leaf1",) and diff.unexpected == ("hostname leaf1-old",)
+    nv = "- set:\n    system:\n      hostname: leaf1\n"
+    d2 = compare("nvue", nv, nv.replace("leaf1", "leaf9"))
+    assert d2.missing == ('system / hostname = "leaf1"',) and d2.unexpected == ('system / hostname = "leaf9"',)
+    d3 = compare("junos", JUNOS_SET, JUNOS_CURLY.replace("host-name leaf1;", "host-name leaf9;"))
+    assert d3.missing == ("set system host-name leaf1",) and d3.unexpected == ("set system host-name leaf9",)

@@ -457,11 +457,25 @@ def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
     # both sides masked: a running configuration is read sanitized, so a secret compares as its mask
     want_paths = [tuple(mask(e) for e in p) for p in want_paths]
     have_paths = [tuple(mask(e) for e in p) for p in have_paths]
-    sections = {p[:depth] for p in want_paths}
+    tree = platform == "nvue" or (
+        platform not in ("frr", "eos", "nxos", "junos") and intended.lstrip().startswith(("{", "[")))
+    want_headers = {p[:1] for p in want_paths if len(p) > 1}
+    have_headers = {p[:1] for p in have_paths if len(p) > 1}
+
+    def section(p: tuple[str, ...], headers: set[tuple[str, ...]]) -> tuple[str, ...]:
+        """The owned unit a path belongs to, by key: a single-valued setting (``hostname X``, NVUE's
+        ``hostname = "X"``) is its key, so a changed value stays in the section and is drift."""
+        if tree:
+            return tuple(e.split(" = ")[0] for e in p[:depth])
+        if platform != "junos" and len(p) == 1 and p not in headers and len(p[0].split()) == 2:
+            return (p[0].split()[0] + " =",)
+        return p[:depth]
+
+    sections = {section(p, want_headers) for p in want_paths}
 
     def owned(p: tuple[str, ...]) -> bool:
         # the sections fabricgen renders, and any routing or RoCE section (a hand-added static route is drift)
-        return p[:depth] in sections or impact_of(sep.join(p[:depth])) != ["other"]
+        return section(p, have_headers) in sections or impact_of(sep.join(p[:depth])) != ["other"]
 
     want = list(want_paths)
     have = [p for p in have_paths if owned(p)]
