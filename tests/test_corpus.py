@@ -300,7 +300,7 @@ MISUSES = [
     Misuse("explain-unknown-port", ["explain", INV, "leaf1:Ethernet999"], 3, "leaf1:Ethernet999"),
     Misuse("explain-unknown-device", ["explain", INV, "leaf9:Ethernet0"], 3, "leaf9"),
     Misuse("apply-bad-wave", ["apply", INV, "--wave-size", "0"], 3, "Invalid value for '--wave-size'"),
-    Misuse("apply-bad-revert", ["apply", INV, "--revert-in", "5"], 3, "Invalid value for '--revert-in'"),
+    Misuse("apply-bad-revert", ["apply", INV, "--revert-in", "-1"], 3, "Invalid value for '--revert-in'"),
     Misuse("nccl-missing-log", ["nccl", "analyze", INV, "/nonexistent/log"], 3, "/nonexistent/log"),
 ]
 

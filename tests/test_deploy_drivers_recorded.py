@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,8 @@ class Replay:
         return 0, ""
 
 
-def driver(cls: Any, answers: dict[str, tuple[int, str]]) -> Any:
-    d = cls("192.0.2.99", "admin", "not-used", optional_args={"known_hosts": "/dev/null"})
+def driver(cls: Any, answers: dict[str, tuple[int, str]], **optional: Any) -> Any:
+    d = cls("192.0.2.99", "admin", "not-used", optional_args={"known_hosts": "/dev/null", **optional})
     d._exec = Replay(answers)
     d._put = lambda path, text, mode=0o600: None
     return d
@@ -48,8 +49,8 @@ def test_registry_maps_every_platform() -> None:
 
 def test_sonic_lldp_table_uses_description_when_port_id_is_a_mac() -> None:
     lldp = parse_lldp_table(rec("sonic/show_lldp_table.txt"))
-    assert lldp["Ethernet256"] == [{"hostname": "spine1", "port": "Ethernet0"}]
-    assert lldp["Ethernet272"] == [{"hostname": "spine1", "port": "Ethernet8"}]
+    assert lldp["Ethernet256"] == [{"hostname": "spine1", "port": "Ethernet0", "port_description": "Ethernet0"}]
+    assert lldp["Ethernet272"] == [{"hostname": "spine1", "port": "Ethernet8", "port_description": "Ethernet8"}]
     assert lldp["Ethernet280"][0]["port"] == "Eth1/9"  # short name; verify normalises it
     assert len(lldp) == 5
 
@@ -130,7 +131,8 @@ def test_nvue_commit_confirm_and_rollback_commands() -> None:
 def test_get_config_reads_running_and_startup_with_the_platforms_commands(
     cls: Any, running_cmd: str, startup_file: str
 ) -> None:
-    d = driver(cls, {running_cmd: (0, "RUNNING"), f"cat {startup_file}": (0, "STARTUP")})
+    extra = {"frr_conf": False} if cls is SonicDriver else {}  # the plain config_db.json, as NAPALM users expect
+    d = driver(cls, {running_cmd: (0, "RUNNING"), f"cat {startup_file}": (0, "STARTUP")}, **extra)
     assert d.get_config() == {"running": "RUNNING", "candidate": "", "startup": "STARTUP"}
     assert d.get_config(retrieve="running") == {"running": "RUNNING", "candidate": "", "startup": ""}
     assert d._exec.sent == [running_cmd, f"cat {startup_file} 2>/dev/null", running_cmd]
@@ -159,3 +161,87 @@ def test_commit_is_refused_without_a_candidate_or_while_a_confirm_is_pending(cls
     with pytest.raises(CommitError, match="already pending"):
         d.commit_config(revert_in=60)
     assert d._exec.sent == []  # refused before anything reached the device
+
+
+def test_sonic_peers_advertise_their_alias_and_verify_matches_it() -> None:
+    """SONiC's lldpd puts the port alias (etp1a) in the port ID; verify reads aliases from the intended config_db."""
+    from fabricgen.deploy.intended import intended_configs
+    from fabricgen.deploy.verify import check_lldp, sonic_aliases
+    from tests.conftest import INVENTORIES, load_fabric
+
+    fabric = load_fabric(INVENTORIES / "lab")
+    platforms = {n: s.platform for n, s in fabric.switches.items()}
+    aliases = sonic_aliases(intended_configs(fabric), platforms)
+    ports = [p for p in fabric.switches["leaf1"].ports if p.peer_device in fabric.switches]
+    assert ports and all((p.peer_device, p.peer_port) in aliases for p in ports)
+    rows = "".join(f"{p.name:<13}{p.peer_device:<16}{aliases[(p.peer_device, p.peer_port)]:<19}BR            "
+                   f"{p.peer_device}:{p.name}\n" for p in ports)
+    table = ("Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+             "LocalPort    RemoteDevice    RemotePortID       Capability    RemotePortDescr\n"
+             "-----------  --------------  -----------------  ------------  -----------------\n" + rows +
+             "--------------------------------------------------\nTotal entries displayed:  4\n")
+    lldp = parse_lldp_table(table)
+    scope = set(fabric.switches)
+    assert [c.ok for c in check_lldp(fabric, "leaf1", scope, lldp, aliases)] == [True] * len(ports)
+    without = check_lldp(fabric, "leaf1", scope, lldp)  # by name only, every check would fail
+    assert not any(c.ok for c in without)
+
+
+SONIC_BUNDLE = json.dumps({
+    "config_db.json": {"DEVICE_METADATA": {"localhost": {"hostname": "leaf1", "docker_routing_config_mode": "split"}}},
+    "frr.conf": "frr defaults datacenter\nhostname leaf1\nrouter bgp 4200100001\n bgp router-id 10.0.0.1\n"
+                " neighbor 10.128.6.0 remote-as 4200000100\n address-family ipv4 unicast\n  maximum-paths 64\n",
+})
+
+
+def test_sonic_pushes_config_db_and_frr_conf_with_one_revert_timer_for_both() -> None:
+    running_db = json.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "leaf1",
+                                                               "docker_routing_config_mode": "split"}}})
+    d = driver(SonicDriver, {
+        "cat /tmp/fabricgen/pending.json": (1, ""),
+        "show runningconfiguration all": (0, running_db),
+        "sudo docker exec bgp /usr/lib/frr/frr-reload.py --test": (0, rec("sonic/frr_reload_test.txt")),
+        "sudo config replace": (0, rec("sonic/config_replace_ok.txt")),
+        "rm -f /tmp/fabricgen/revert.log; setsid": (0, "4242\n"),
+    })
+    d.load_replace_candidate(config=SONIC_BUNDLE)
+    diff = d.compare_config()
+    assert diff.splitlines() == [
+        "- frr.conf: router bgp 4200100001 / neighbor 10.128.6.0 shutdown",
+        "+ frr.conf: router bgp 4200100001 / address-family ipv4 unicast / maximum-paths 64",
+    ]
+    d.commit_config(revert_in=120)
+    assert d._exec.sent == [
+        "mkdir -p /tmp/fabricgen && chmod 700 /tmp/fabricgen",
+        "sudo install -m 600 /tmp/fabricgen/candidate-frr.conf /etc/sonic/frr/fabricgen-candidate.conf",
+        "sudo docker exec bgp vtysh --dryrun -f /etc/frr/fabricgen-candidate.conf",
+        "show runningconfiguration all",
+        "sudo docker exec bgp /usr/lib/frr/frr-reload.py --test --stdout /etc/frr/fabricgen-candidate.conf",
+        "cat /tmp/fabricgen/pending.json 2>/dev/null",
+        "sudo config checkpoint fabricgen-rollback",
+        "sudo docker exec bgp vtysh -c 'show running-config' | sudo tee /etc/sonic/frr/fabricgen-rollback.conf "
+        ">/dev/null",
+        "sudo config replace /tmp/fabricgen/candidate.json",
+        "sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/fabricgen-candidate.conf",
+        d._exec.sent[10],
+    ]
+    timer = d._exec.sent[10]
+    assert "sleep 120" in timer and "fabricgen-revert-timer" in timer
+    assert ("sudo config rollback fabricgen-rollback && sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload "
+            "/etc/frr/fabricgen-rollback.conf && sudo config save -y") in timer.replace("'\"'\"'", "'")
+
+
+def test_sonic_running_configuration_is_the_bundle_so_drift_sees_frr_changes() -> None:
+    from fabricgen.deploy.normalize import compare
+
+    running_db = json.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "leaf1",
+                                                               "docker_routing_config_mode": "split"}}})
+    d = driver(SonicDriver, {"show runningconfiguration all": (0, running_db),
+                             "vtysh -c 'show running-config'": (0, rec("sonic/frr_running_leaf1.conf"))})
+    running = d.get_config(retrieve="running", sanitized=True)["running"]
+    diff = compare("sonic", SONIC_BUNDLE, running)
+    assert diff.missing == ("frr.conf: router bgp 4200100001 / address-family ipv4 unicast",
+                            "frr.conf: router bgp 4200100001 / address-family ipv4 unicast / maximum-paths 64")
+    assert diff.unexpected == ("frr.conf: router bgp 4200100001 / neighbor 10.128.6.0 shutdown",)
+    assert set(diff.impact) == {"routing"}
+    assert diff.unmanaged == ("frr.conf: log …", "frr.conf: no …")  # named, not compared

@@ -59,7 +59,7 @@ def test_structured_configs_compare_as_data() -> None:
     b = json.dumps({"DEVICE_METADATA": {"x": 1}, "PORT": {"Ethernet0": {"speed": "400000", "mtu": "9100"}}}, indent=4)
     assert not compare("sonic", a, b).drifted
     c = b.replace('"9100"', '"1500"')
-    assert compare("sonic", a, c).missing == ('PORT/Ethernet0/mtu = "9100"',)
+    assert compare("sonic", a, c).missing == ('PORT / Ethernet0 / mtu = "9100"',)
 
 
 def test_parse_reload_test_output() -> None:
@@ -103,7 +103,7 @@ def test_credentials_from_env_and_redaction(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("FABRICGEN_PASSWORD", "s3cr3t-pw")
     c = cred.resolve()
     assert c.source == "environment"
-    assert cred.redact("auth failed for ops/s3cr3t-pw", c.secrets()) == "auth failed for ops/***"
+    assert cred.redact("auth failed for ops: s3cr3t-pw.", c.secrets()) == "auth failed for ops: ***."
     monkeypatch.delenv("FABRICGEN_PASSWORD")
     with pytest.raises(cred.CredentialsError):
         cred.resolve()
@@ -202,6 +202,11 @@ class ScriptedDriver:
     def close(self) -> None:
         pass
 
+    def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False) -> dict[str, str]:
+        assert sanitized, "apply reads sanitized configurations only"
+        running = f"hostname {self.name}\n" if self.script.get(self.name) == "unchanged" else "hostname old\n"
+        return {"running": running, "candidate": "", "startup": ""}
+
     def load_replace_candidate(self, config: str | None = None, filename: str | None = None) -> None:
         self.log.append((self.name, "load"))
 
@@ -213,12 +218,16 @@ class ScriptedDriver:
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
         assert revert_in
-        self.pending = True
         self.log.append((self.name, "commit"))
-        if self.script.get(self.name) == "lost":
+        if self.script.get(self.name) == "commit-rejected":
+            raise RuntimeError("commit failed: configuration check-out failed")
+        self.pending = True
+        if self.script.get(self.name) in ("lost", "lost-silent"):
             raise OSError("socket closed")
 
     def has_pending_commit(self) -> bool:
+        if self.script.get(self.name) == "lost-silent":
+            raise OSError("socket closed")
         return self.pending
 
     def confirm_commit(self) -> None:
@@ -226,7 +235,8 @@ class ScriptedDriver:
         self.log.append((self.name, "confirm"))
 
     def rollback(self) -> None:
-        if self.script.get(self.name) == "lost":
+        self.log.append((self.name, "rollback-sent"))
+        if self.script.get(self.name) in ("lost", "lost-silent"):
             raise OSError("socket closed")
         self.pending = False
         self.log.append((self.name, "rollback"))
@@ -279,7 +289,9 @@ def test_unreachable_and_lost_devices_are_named_and_secrets_redacted(labfrr: Fab
     report = _run(labfrr, tmp_path, {"spine2": "unreachable", "leaf1": "lost"})
     s = report.by_status()
     assert s["unreachable"] == ["spine2"] and s["reverting"] == ["leaf1"]
-    assert "reverts by itself" in report.outcomes["leaf1"].message
+    # frr: the revert timer is fabricgen's own process on the switch, and the report says so
+    assert "the timer process fabricgen started on the switch" in report.outcomes["leaf1"].message
+    assert "(within 120s)" in report.outcomes["leaf1"].message
     assert "hunter2" not in json.dumps(report.as_dict())
     assert "***" in report.outcomes["spine2"].message
     # the rerun targets exactly the devices not at the intended config
@@ -287,6 +299,28 @@ def test_unreachable_and_lost_devices_are_named_and_secrets_redacted(labfrr: Fab
 
     configs = {n: f"hostname {n}\n" for n in labfrr.switches}
     assert sorted(rerun_devices(tmp_path, configs)) == ["leaf1", "leaf2", "leaf3", "leaf4", "spine2"]
+
+
+def test_a_rollback_is_sent_only_to_a_device_known_to_have_taken_the_commit(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {"spine1": "commit-rejected"})
+    assert report.outcomes["spine1"].status == "failed"
+    assert ("spine1", "rollback-sent") not in ScriptedDriver.log
+    assert ("spine1", "discard") in ScriptedDriver.log
+    report = _run(labfrr, tmp_path, {"spine1": "lost-silent"})
+    o = report.outcomes["spine1"]
+    assert o.status == "unknown" and ("spine1", "rollback-sent") not in ScriptedDriver.log
+    assert "could not say whether it took the commit" in o.message
+    assert report.stopped_after_wave == 1
+
+
+def test_devices_in_sync_are_not_loaded_and_the_report_names_lost_session_behaviour(
+    labfrr: Fabric, tmp_path: Path
+) -> None:
+    report = _run(labfrr, tmp_path, {"leaf1": "unchanged"})
+    assert report.outcomes["leaf1"].status == "unchanged"
+    assert ("leaf1", "load") not in ScriptedDriver.log  # same comparison as drift: in sync → nothing sent
+    assert report.on_lost_session == {"frr": "the timer process fabricgen started on the switch reloads the saved "
+                                              "previous configuration (within 120s)"}
 
 
 def test_dry_run_changes_nothing(labfrr: Fabric, tmp_path: Path) -> None:

@@ -27,8 +27,9 @@ from fabricgen.cli.gate import allow_findings_option, blocking, summary
 @live_options
 @click.option("--wave-size", type=click.IntRange(1, 10_000), default=5, show_default=True, help="Devices per wave.")
 @click.option("--canary", type=click.IntRange(0, 100), default=1, show_default=True, help="Devices in the first wave.")
-@click.option("--revert-in", type=click.IntRange(30, 3600), default=120, show_default=True,
-              help="Commit-confirm timer: seconds until an unconfirmed device reverts by itself.")
+@click.option("--revert-in", type=click.IntRange(0, 3600), default=120, show_default=True,
+              help="Commit-confirm timer: seconds until an unconfirmed device reverts by itself (Junos: rounded up "
+                   "to whole minutes). 0: commit without a timer (required for NX-OS, which has none).")
 @click.option("--settle", type=click.FloatRange(0, 600), default=45.0, show_default=True,
               help="Seconds to wait for BGP sessions after a commit before verification fails.")
 @click.option("--dry-run", is_flag=True, help="Show per-device diffs; change nothing.")
@@ -52,6 +53,7 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     from fabricgen.deploy.apply import ApplyOptions, FabricLock, LockError, rerun_devices
     from fabricgen.deploy.apply import apply as run_apply
     from fabricgen.deploy.apply import state_dir as default_state_dir
+    from fabricgen.deploy.commit import RevertRefused
     from fabricgen.deploy.intended import intended_configs
 
     planned: list[str] | None = None
@@ -105,6 +107,9 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     except LockError as exc:
         err.print(f"fabricgen: {exc}", markup=False)
         raise SystemExit(EXIT_FINDINGS) from None
+    except RevertRefused as exc:
+        err.print(f"fabricgen: --revert-in {revert_in} refused, nothing was sent: {exc}", markup=False)
+        raise SystemExit(EXIT_INPUT) from None
     if fmt == "json":
         click.echo(json.dumps(report.as_dict(), indent=2))
     else:
@@ -117,13 +122,18 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
                     out.print(f"      {line}", markup=False)
         groups = report.by_status()
         out.print("at the new config: " + (", ".join(sorted(groups.get("applied", []))) or "none"), markup=False)
-        for status in ("unchanged", "would-change", "rolled-back", "reverting", "failed", "unreachable",
-                       "not-touched"):
+        for status in ("unchanged", "would-change", "rolled-back", "reverting", "left-changed", "unknown", "refused",
+                       "failed", "unreachable", "not-touched"):
             if groups.get(status):
                 out.print(f"{status}: {', '.join(sorted(groups[status]))}", markup=False)
-        if report.stopped_after_wave:
+        if groups.get("refused"):
+            out.print("rollout REFUSED: a candidate would remove the management access its session uses; nothing "
+                      "was sent to any device (the templates do not render management yet)", markup=False)
+        elif report.stopped_after_wave:
             out.print(f"rollout STOPPED after wave {report.stopped_after_wave}; rerun with --rerun-failed once fixed",
                       markup=False)
+        for platform, note in report.on_lost_session.items():
+            out.print(f"on a lost session ({platform}): {note}", markup=False)
     if not report.ok:
         raise SystemExit(EXIT_FINDINGS)
     raise SystemExit(EXIT_CHANGES if detailed_exitcode and report.changed else EXIT_OK)

@@ -60,8 +60,11 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
           use_lab: bool, only: str | None, workers: int, timeout: int) -> None:
     """Compare intended with running configuration on every device of INVENTORY (read-only).
 
-    Ordering, whitespace, comments and defaults the device does not echo are not drift. Exits 0 when
-    nothing drifted, 2 on drift, 1 when a device could not be checked, 3 on input errors.
+    Compares on each platform's hierarchy (a line moved to another block is drift; order, whitespace,
+    comments and defaults the device does not echo are not), only what fabricgen renders plus anything
+    routing or RoCE; other sections are listed by name only. Configurations are read sanitized and secret
+    values are masked. Exits 0 when nothing drifted, 2 on drift, 1 when a device could not be checked, 3 on
+    input errors.
     """
     from fabricgen.deploy.ops import run_drift
 
@@ -90,12 +93,19 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
             elif r.value is not None and r.value.drifted:
                 tags = ", ".join(sorted(r.value.impact))
                 out.print(f"  {n}: DRIFT ({tags})", markup=False)
+                tag_of = {line: tag for tag, lines in r.value.impact.items() for line in lines}
                 for line in r.value.missing:
-                    out.print(f"    - {line}    (intended, missing on the device)", markup=False)
+                    out.print(f"    - {line}    (intended, missing on the device; {tag_of.get(line, 'other')})",
+                              markup=False)
                 for line in r.value.unexpected:
-                    out.print(f"    + {line}    (on the device, not intended)", markup=False)
+                    out.print(f"    + {line}    (on the device, not intended; {tag_of.get(line, 'other')})",
+                              markup=False)
             else:
                 out.print(f"  {n}: in sync", markup=False)
+            if r.value is not None and r.value.unmanaged:
+                shown = ", ".join(r.value.unmanaged[:8]) + (" …" if len(r.value.unmanaged) > 8 else "")
+                out.print(f"    {len(r.value.unmanaged)} unmanaged section(s), not compared (values not shown): "
+                          f"{shown}", markup=False)
         out.print(f"{len(drifted)} drifted, {len(errors)} not checked, "
                   f"{len(results.by_device) - len(drifted) - len(errors)} in sync", markup=False)
     if errors:

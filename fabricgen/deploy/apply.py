@@ -1,16 +1,24 @@
 """Apply intended configurations in waves with commit-confirm, post-change verification and rollback.
 
-Per device: open → load replace candidate → compare (no change: done) → commit with a revert timer → verify
-(every implied BGP session configured with the right peer ASN, and Established towards peers already at the
-intended configuration; interfaces up with the intended MTU) → confirm. A failed verification rolls the
-device back; a device lost after its commit is left to its revert timer. The first wave is the canary; any
-failure stops further waves. Every device ends in a state the report names:
+Before any device is contacted: every platform must honour ``--revert-in`` with a timer of its own
+(:mod:`fabricgen.deploy.commit`; NX-OS has none and is refused unless ``--revert-in 0``), and no candidate may
+remove the management address and access method its session uses (:mod:`fabricgen.deploy.mgmt`).
+
+Per device: open → read the running configuration (sanitized) and compare it with the intended one exactly as
+``drift`` does (in sync: done, nothing loaded) → load replace candidate → device diff (empty: done) → commit
+with the platform's revert timer → verify (every implied BGP session configured with the right peer ASN, and
+Established towards peers already at the intended configuration; interfaces up with the intended MTU) →
+confirm. A failed verification rolls the device back. A rollback is only ever sent to a device known to have
+taken the commit. The first wave is the canary; any failure stops further waves. Every device ends in a state
+the report names:
 
 ``unchanged`` already at the intended config · ``applied`` committed, verified, confirmed ·
-``rolled-back`` verification failed, previous config restored · ``reverting`` lost after commit, its timer
-restores the previous config · ``failed`` error before any change (candidate refused, …) ·
-``unreachable`` no session · ``not-touched`` never contacted (a wave before it failed) ·
-``would-change`` ``--dry-run`` only.
+``rolled-back`` verification failed, previous config restored · ``reverting`` lost after commit, the device's
+own timer restores the previous config · ``left-changed`` committed without a timer and could not be rolled
+back: the device keeps the new config · ``unknown`` the session broke during the commit and the device could
+not say whether it took it (nothing more was sent) · ``refused`` the candidate would cut the management
+session (nothing sent) · ``failed`` error before any change (candidate refused, …) · ``unreachable`` no
+session · ``not-touched`` never contacted (a wave before it failed) · ``would-change`` ``--dry-run`` only.
 
 Only one apply per fabric at a time: a lock file created with ``O_EXCL`` in the state directory, which also
 holds the last report so a rerun can target exactly the devices that did not converge.
@@ -30,7 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from fabricgen.deploy import runner
+from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds
 from fabricgen.deploy.credentials import redact
+from fabricgen.deploy.mgmt import management_problems, session_address
+from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.verify import check_bgp, check_interfaces
 from fabricgen.inventory.schema import Role
@@ -38,7 +49,7 @@ from fabricgen.lab.machine import pid_alive
 from fabricgen.topology.model import Fabric
 
 AT_INTENDED = ("unchanged", "applied")
-STOPPING = ("rolled-back", "reverting", "failed", "unreachable")
+STOPPING = ("rolled-back", "reverting", "left-changed", "unknown", "refused", "failed", "unreachable")
 
 
 class LockError(Exception):
@@ -65,6 +76,7 @@ class ApplyReport:
     stopped_after_wave: int | None = None
     started_at: float = 0.0
     seconds: float = 0.0
+    on_lost_session: dict[str, str] = field(default_factory=dict)  # platform → what a lost session leaves
 
     @property
     def ok(self) -> bool:
@@ -123,7 +135,11 @@ def state_dir(fabric_name: str, override: str | None = None) -> Path:
 
 
 class FabricLock:
-    """``apply.lock`` created with O_EXCL; a lock left by a dead process on this host is taken over (and said)."""
+    """``apply.lock`` created with O_EXCL; a lock left by a dead process on this host is taken over (and said).
+
+    With ``--state-dir`` / ``FABRICGEN_STATE_DIR`` on storage that CI runners share, the lock and
+    ``last-apply.json`` (what ``--rerun-failed`` reads) are shared too: a second runner is refused with the
+    holder's pid, host and age, and an ephemeral runner's successor still knows what the last run left."""
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / "apply.lock"
@@ -145,9 +161,16 @@ class FabricLock:
                     self.note = f"removed a stale lock of pid {pid} (no longer running)"
                     self.path.unlink(missing_ok=True)
                     continue
+                since = float(holder.get("since") or 0)
+                age = (
+                    f" since {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(since))} "
+                    f"({max(0, int(time.time() - since)) // 60} min ago)" if since else ""
+                )
+                elsewhere = "" if host == socket.gethostname() else (
+                    "; it is another machine's, so fabricgen cannot tell whether that process still runs")
                 raise LockError(
-                    f"another apply holds {self.path} (pid {pid or '?'} on {host or '?'}); "
-                    "wait for it, or remove the file if you are sure it is gone"
+                    f"another apply holds {self.path}: pid {pid or '?'} on host {host or '?'}{age}{elsewhere}; "
+                    "wait for it, or remove the file if you are sure that apply is gone"
                 ) from None
             with os.fdopen(fd, "w") as f:
                 f.write(me)
@@ -196,6 +219,16 @@ def _verify_after_commit(
         time.sleep(1.0)
 
 
+def _elapsed(t0: float) -> float:
+    return time.perf_counter() - t0
+
+
+def _semantic(target_platform: str, config: str, driver: Any) -> ConfigDiff:
+    """The running configuration (sanitized) against ``config``, exactly as ``fabricgen drift`` compares them."""
+    running = driver.get_config(retrieve="running", sanitized=True)["running"]
+    return compare(target_platform, config, running)
+
+
 def apply_device(
     fabric: Fabric,
     name: str,
@@ -209,64 +242,92 @@ def apply_device(
 ) -> Outcome:
     t0 = time.perf_counter()
     target = targets.targets[name]
+    revert = revert_seconds(target.platform, opts.revert_in)  # checked for every platform before the rollout
     try:
         driver = make_driver(target, targets.credentials, timeout=opts.timeout, strict_host_keys=opts.strict_host_keys)
         driver.open()
     except Exception as exc:
-        return Outcome(name, "unreachable", wave, message=_msg(exc, targets), seconds=time.perf_counter() - t0)
+        return Outcome(name, "unreachable", wave, message=_msg(exc, targets), seconds=_elapsed(t0))
     committed = False
     try:
+        drift = _semantic(target.platform, config, driver)
+        if not drift.drifted:
+            note = f"{len(drift.unmanaged)} unmanaged section(s) left as they are" if drift.unmanaged else ""
+            return Outcome(name, "unchanged", wave, message=note, seconds=_elapsed(t0))
         driver.load_replace_candidate(config=config)
         diff = driver.compare_config()
         if not diff.strip():
             driver.discard_config()
-            return Outcome(name, "unchanged", wave, seconds=time.perf_counter() - t0)
+            return Outcome(name, "unchanged", wave, seconds=_elapsed(t0))
         if opts.dry_run:
             driver.discard_config()
-            return Outcome(name, "would-change", wave, diff=diff, seconds=time.perf_counter() - t0)
+            return Outcome(name, "would-change", wave, diff=diff, seconds=_elapsed(t0))
         try:
-            driver.commit_config(revert_in=opts.revert_in)
+            if revert is None:
+                driver.commit_config()
+            else:
+                driver.commit_config(revert_in=revert)
         except Exception as exc:
-            # did the commit (and its revert timer) happen? Ask; if the device cannot answer, assume it did
-            try:
-                committed = bool(driver.has_pending_commit())
-            except Exception:
-                committed = True
-            if not committed:
+            # Did the device take the commit? Only a device that says so is ever sent a rollback.
+            taken: bool | None = None
+            if revert is not None:
+                try:
+                    taken = bool(driver.has_pending_commit())
+                except Exception:
+                    taken = None
+            if taken is None:
+                return Outcome(
+                    name, "unknown", wave, diff=diff,
+                    message=f"{_msg(exc, targets)}; the device could not say whether it took the commit, so nothing "
+                            f"more was sent; if it did: {lost_session_note(target.platform, revert)}",
+                    seconds=_elapsed(t0),
+                )
+            if not taken:
                 raise
-            raise exc
+            committed = True
+            raise
         committed = True
         problems = _verify_after_commit(fabric, name, scope, ready, driver, opts.settle)
         if problems:
             driver.rollback()
-            still = driver.has_pending_commit()
             msg = "verification failed: " + "; ".join(problems)
-            if still:
+            if revert is not None and driver.has_pending_commit():
                 msg += " (and a revert timer is still pending!)"
-            return Outcome(name, "rolled-back", wave, diff=diff, message=msg, seconds=time.perf_counter() - t0)
-        driver.confirm_commit()
-        if driver.has_pending_commit():
-            return Outcome(name, "reverting", wave, diff=diff, message="confirm did not clear the revert timer",
-                           seconds=time.perf_counter() - t0)
-        return Outcome(name, "applied", wave, diff=diff, seconds=time.perf_counter() - t0)
+            return Outcome(name, "rolled-back", wave, diff=diff, message=msg, seconds=_elapsed(t0))
+        if revert is not None:
+            driver.confirm_commit()
+            if driver.has_pending_commit():
+                return Outcome(name, "reverting", wave, diff=diff, message="confirm did not clear the revert timer",
+                               seconds=_elapsed(t0))
+        return Outcome(name, "applied", wave, diff=diff, seconds=_elapsed(t0))
     except Exception as exc:
         msg = _msg(exc, targets)
         if not committed:
             with contextlib.suppress(Exception):
                 driver.discard_config()
-            return Outcome(name, "failed", wave, message=msg, seconds=time.perf_counter() - t0)
-        try:  # lost mid-change: try to roll back now, else the timer does it
+            return Outcome(name, "failed", wave, message=msg, seconds=_elapsed(t0))
+        try:  # the commit was taken, then something failed: roll back now
             driver.rollback()
-            return Outcome(name, "rolled-back", wave, message=f"{msg}; rolled back", seconds=time.perf_counter() - t0)
+            return Outcome(name, "rolled-back", wave, message=f"{msg}; rolled back", seconds=_elapsed(t0))
         except Exception:
-            return Outcome(
-                name, "reverting", wave,
-                message=f"{msg}; the device reverts by itself within {opts.revert_in}s (commit-confirm timer)",
-                seconds=time.perf_counter() - t0,
-            )
+            status = "reverting" if revert is not None else "left-changed"
+            return Outcome(name, status, wave, message=f"{msg}; {lost_session_note(target.platform, revert)}",
+                           seconds=_elapsed(t0))
     finally:
         with contextlib.suppress(Exception):
             driver.close()
+
+
+def preflight(configs: dict[str, str], targets: Targets, names: list[str],
+              address_of: Callable[[str], str] = session_address) -> dict[str, str]:
+    """Device → why its candidate would cut the management session (only the devices that would)."""
+    out = {}
+    for n in names:
+        t = targets.targets[n]
+        problems = management_problems(t.platform, configs[n], address_of(t.host))
+        if problems:
+            out[n] = "refused before anything was loaded: " + "; ".join(problems)
+    return out
 
 
 def _msg(exc: Exception, targets: Targets) -> str:
@@ -294,9 +355,25 @@ def apply(
         make_driver = default_make
     scope = set(targets.targets)
     names = order_devices(fabric, [n for n in (only or configs) if n in configs and n in scope])
+    platforms = {targets.targets[n].platform for n in names}
+    refused_timer = check_revert(platforms, opts.revert_in)
+    if refused_timer:
+        raise RevertRefused("; ".join(refused_timer))
     waves = make_waves(names, opts.canary, opts.wave_size)
     report = ApplyReport(fabric.name, targets.origin, opts.dry_run, waves, started_at=time.time())
+    report.on_lost_session = {
+        p: lost_session_note(p, revert_seconds(p, opts.revert_in)) for p in sorted(platforms)
+    }
     t0 = time.perf_counter()
+    cut = preflight(configs, targets, names)
+    if cut:
+        for i, wave in enumerate(waves, start=1):
+            for n in wave:
+                report.outcomes[n] = Outcome(n, "refused", i, message=cut[n]) if n in cut else Outcome(
+                    n, "not-touched", i, message="another device's candidate was refused; nothing was sent")
+        report.stopped_after_wave = 0
+        report.seconds = time.perf_counter() - t0
+        return report
     # devices outside this run that the last run left at the intended config count as ready peers
     ready: set[str] = set()
     previous = last_report(directory) or {}

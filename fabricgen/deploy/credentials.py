@@ -14,6 +14,7 @@ to be printed, logged or written to a report.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,13 +105,19 @@ def resolve(file: str | None = None, fallback: str | Path | None = None) -> Cred
     )
 
 
-def redact(text: str, secrets: list[str]) -> str:
-    """Replace every secret in ``text`` by ``***``.
+_EDGE = r"""\s"'`=:,;/@()\[\]{}<>"""
 
-    >>> redact("login failed for s3cret", ["s3cret"])
-    'login failed for ***'
+
+def redact(text: str, secrets: list[str]) -> str:
+    """Replace every secret that stands as a whole value in ``text`` by ``***``: delimited by the start or end,
+    whitespace, quotes, ``= : , ; / @`` or brackets (a final ``.`` ends a sentence). A short password never garbles
+    the words, names or addresses that merely contain it.
+
+    >>> redact("login failed for s3cret (password=s3cret)", ["s3cret"])
+    'login failed for *** (password=***)'
+    >>> redact("cannot connect to leaf1 (10.0.0.1): a timeout", ["a", "0", "1"])
+    'cannot connect to leaf1 (10.0.0.1): *** timeout'
     """
-    for s in secrets:
-        if s:
-            text = text.replace(s, "***")
+    for s in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = re.sub(rf"(?:^|(?<=[{_EDGE}])){re.escape(s)}(?=$|[{_EDGE}]|\.(?:\s|$))", "***", text)
     return text

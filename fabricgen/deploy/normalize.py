@@ -1,14 +1,31 @@
-"""Semantic configuration comparison: no false drift from ordering, whitespace, comments or echoed defaults.
+"""Semantic configuration comparison on each platform's own hierarchy; ``apply`` and ``drift`` both use it.
 
-FRR-style text (``frr``, and the FRR part of ``sonic``) is parsed into context paths — ``("router bgp 65001",
-"address-family ipv4 unicast", "network 10.0.0.1/32")`` — so the order of blocks and lines, indentation,
-``!``/``exit`` markers, banners and ``frr version`` lines do not matter, and profile defaults FRR never echoes
-are dropped. JSON and YAML documents (SONiC ``config_db.json``, NVUE ``startup.yaml``) are compared as data.
+Every configuration becomes a set of *paths* (one per leaf statement, with every enclosing block), so order,
+whitespace, comments and markers never matter, and a statement moved to another block is a difference:
+
+* ``frr`` (and SONiC's frr.conf): FRR context paths — ``("router bgp 65001", "address-family ipv4 unicast",
+  "network 10.0.0.1/32")``; profile defaults FRR never echoes are dropped;
+* ``eos`` / ``nxos``: indentation blocks, whatever their keyword (``interface``, ``tx-queue 3``,
+  ``policy-map type network-qos X`` / ``class type network-qos Y``), so ECN moved to another tx-queue or
+  ``pause pfc-cos 3`` moved to another class is drift;
+* ``junos``: the ``set`` form and the curly-brace form both become ``set`` token paths (``[ a b ]`` lists
+  expanded, as ``show configuration | display set`` prints them), so a curly-brace running configuration
+  against the intended set form is not drift;
+* ``sonic``: config_db ``TABLE / key / field = value``; ``nvue``: the object tree's key paths.
+
+Only what fabricgen owns is compared: a running path whose *section* (EOS/NX-OS/FRR: its top-level line;
+Junos and NVUE: the first two path elements; SONiC: its table) appears in the intended configuration, or
+whose section is about routing or RoCE (``ip route …``, ``routing-options static``, ``STATIC_ROUTE``). Any
+other running section (users, SNMP, NTP, management, …) is an *unmanaged extra*: reported by its masked
+section name only, never its values.
+Values after secret keywords (``secret``, ``password``, ``community``, ``key``…) and hash-like tokens are
+masked in every line a report shows.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,18 +47,21 @@ ROCE_KEYWORDS = ("pfc", "ecn", "dscp", "qos", "buffer", "traffic-class", "mtu", 
 
 @dataclass(frozen=True)
 class ConfigDiff:
-    """Lines present only in the intended (``missing`` on the device) or only in the running config (``unexpected``)."""
+    """Owned paths present only in the intended (``missing`` on the device) or only in the running configuration
+    (``unexpected``), each masked; ``unmanaged``: masked names of running sections fabricgen does not own."""
 
     missing: tuple[str, ...] = ()
     unexpected: tuple[str, ...] = ()
     impact: dict[str, list[str]] = field(default_factory=dict)
+    unmanaged: tuple[str, ...] = ()
 
     @property
     def drifted(self) -> bool:
         return bool(self.missing or self.unexpected)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"missing": list(self.missing), "unexpected": list(self.unexpected), "impact": self.impact}
+        return {"missing": list(self.missing), "unexpected": list(self.unexpected), "impact": self.impact,
+                "unmanaged": list(self.unmanaged)}
 
 
 def frr_paths(text: str) -> list[tuple[str, ...]]:
@@ -83,50 +103,394 @@ def frr_paths(text: str) -> list[tuple[str, ...]]:
     return out
 
 
-def _flatten(doc: Any, prefix: str = "") -> list[str]:
-    if isinstance(doc, dict):
-        items: list[str] = []
-        for k in sorted(doc, key=str):
-            items += _flatten(doc[k], f"{prefix}/{k}" if prefix else str(k))
-        return items or [f"{prefix} = {{}}"]
-    if isinstance(doc, list):
-        scalars = all(not isinstance(x, (dict, list)) for x in doc)
-        return [f"{prefix} = {json.dumps(sorted(doc, key=json.dumps) if scalars else doc, sort_keys=True)}"]
-    return [f"{prefix} = {json.dumps(doc)}"]
+# --------------------------------------------------------------------------------------------- EOS / NX-OS
 
 
-def structured_lines(text: str) -> list[str]:
-    """A JSON or YAML document as sorted ``path = value`` lines."""
+_CLI_SKIP = ("!", "Building configuration", "Current configuration", "end")
+
+
+def indent_paths(text: str) -> list[tuple[str, ...]]:
+    """Paths of an indentation-structured configuration (EOS, NX-OS): every line under every line it is
+    indented below, whatever its keyword.
+
+    >>> text = "interface Ethernet1\\n   tx-queue 3\\n      random-detect ecn\\n   tx-queue 4\\n"
+    >>> for p in indent_paths(text): print(" / ".join(p))
+    interface Ethernet1
+    interface Ethernet1 / tx-queue 3
+    interface Ethernet1 / tx-queue 3 / random-detect ecn
+    interface Ethernet1 / tx-queue 4
+    """
+    out: list[tuple[str, ...]] = []
+    stack: list[tuple[int, str]] = []
+    for raw in text.expandtabs(8).splitlines():
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(_CLI_SKIP):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        line = " ".join(stripped.split())
+        out.append((*(s[1] for s in stack), line))
+        stack.append((indent, line))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- Junos
+
+
+def _junos_tokens(text: str) -> list[str]:
+    """Junos curly-brace text → tokens: words, quoted strings (unquoted), ``{ } ; [ ]``; comments dropped."""
+    tokens: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif c == '"':
+            j, buf = i + 1, []
+            while j < n and text[j] != '"':
+                if text[j] == "\\" and j + 1 < n:
+                    j += 1
+                buf.append(text[j])
+                j += 1
+            tokens.append("".join(buf))
+            i = j + 1
+        elif c in "{};[]":
+            tokens.append(c)
+            i += 1
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] not in '{};[]"':
+                j += 1
+            tokens.append(text[i:j])
+            i = j
+    return tokens
+
+
+def _expand(tokens: list[str]) -> list[list[str]]:
+    """One statement per list element, as ``display set`` prints lists.
+
+    ``a k [ x y ]`` → ``a k x``, ``a k y``; several lists in one statement (``a f [ 1 2 ] d [ 0 100 ]``) are
+    separate leaves under ``a``: ``a f 1``, ``a f 2``, ``a d 0``, ``a d 100``.
+    """
+    if "[" not in tokens:
+        return [tokens]
+    first = tokens.index("[")
+    if tokens.count("[") == 1:
+        j = tokens.index("]", first) if "]" in tokens[first:] else len(tokens)
+        return [[*tokens[:first], item, *tokens[j + 1 :]] for item in tokens[first + 1 : j]]
+    base, rest, out = tokens[: first - 1], tokens[first - 1 :], []
+    i = 0
+    while i < len(rest):
+        kw = rest[i]
+        if i + 1 < len(rest) and rest[i + 1] == "[":
+            j = rest.index("]", i + 1) if "]" in rest[i + 1 :] else len(rest)
+            out += [[*base, kw, item] for item in rest[i + 2 : j]]
+            i = j + 1
+        else:
+            out.append([*base, *rest[i : i + 2]])
+            i += 2
+    return out
+
+
+def _set_tokens(line: str) -> list[str]:
+    """``set a "b c" [ d e ]`` → ``["a", "b c", "[", "d", "e", "]"]`` (quotes removed)."""
+    return _junos_tokens(line)[1:]
+
+
+def _show(tokens: list[str]) -> str:
+    return " ".join(f'"{t}"' if (not t or any(ch.isspace() for ch in t)) else t for t in tokens)
+
+
+def junos_set_lines(text: str) -> list[str]:
+    """Junos configuration in either form (``set`` lines, or curly braces as ``show configuration`` prints it)
+    as ``set`` lines, lists expanded, quotes only where a value has spaces.
+
+    >>> junos_set_lines('system {\\n  host-name leaf1;\\n  name-server [ 192.0.2.1 192.0.2.2 ];\\n}\\n')
+    ['set system host-name leaf1', 'set system name-server 192.0.2.1', 'set system name-server 192.0.2.2']
+    >>> junos_set_lines('set system host-name leaf1\\nset system name-server [ 192.0.2.1 192.0.2.2 ]')
+    ['set system host-name leaf1', 'set system name-server 192.0.2.1', 'set system name-server 192.0.2.2']
+    """
+    body = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    out: list[list[str]] = []
+    if body and all(ln.strip().startswith(("set ", "delete ", "deactivate ", "activate ")) for ln in body):
+        for ln in body:
+            if ln.strip().startswith("set "):
+                out += _expand(_set_tokens(ln.strip()))
+    else:
+        path: list[list[str]] = []
+        statement: list[str] = []
+        for tok in _junos_tokens(text):
+            if tok == "{":
+                path.append(statement)
+                statement = []
+            elif tok == ";":
+                if statement:
+                    out += _expand([t for part in path for t in part] + statement)
+                statement = []
+            elif tok == "}":
+                if path:
+                    path.pop()
+                statement = []
+            else:
+                statement.append(tok)
+    return [f"set {_show(t)}" for t in out]
+
+
+def junos_paths(text: str) -> list[tuple[str, ...]]:
+    """Junos configuration → token paths (``("system", "host-name", "leaf1")``), from either form."""
+    return [tuple(_junos_tokens(line)[1:]) for line in junos_set_lines(text)]
+
+
+# --------------------------------------------------------------------------------------------- JSON / YAML
+
+
+def _load_doc(text: str) -> Any:
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except ValueError:
         from ruamel.yaml import YAML
 
-        doc = YAML(typ="safe").load(text)
-    return _flatten(doc)
+        return YAML(typ="safe").load(text)
 
 
-def impact_of(line: str) -> list[str]:
-    low = line.lower()
+def tree_paths(doc: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """A JSON/YAML document → key paths ending in ``key = value`` (scalar lists sorted).
+
+    >>> tree_paths({"PORT": {"Ethernet0": {"mtu": "9100"}}})
+    [('PORT', 'Ethernet0', 'mtu = "9100"')]
+    """
+    if isinstance(doc, dict):
+        items: list[tuple[str, ...]] = []
+        for k in sorted(doc, key=str):
+            v = doc[k]
+            if isinstance(v, (dict, list)) and v:
+                items += tree_paths(v, (*prefix, str(k)))
+            else:
+                items.append((*prefix, f"{k} = {json.dumps(v, sort_keys=True)}"))
+        return items
+    if isinstance(doc, list):
+        scalars = all(not isinstance(x, (dict, list)) for x in doc)
+        value = sorted(doc, key=json.dumps) if scalars else doc
+        if not prefix:
+            return [("=" + json.dumps(value, sort_keys=True),)]
+        return [(*prefix[:-1], f"{prefix[-1]} = {json.dumps(value, sort_keys=True)}")]
+    return [(*prefix[:-1], f"{prefix[-1] if prefix else ''} = {json.dumps(doc)}")]
+
+
+def nvue_tree(text: str) -> Any:
+    """NVUE ``startup.yaml`` / ``nv config show -o yaml`` (``- header:`` / ``- set:`` documents) → the set tree."""
+    doc = _load_doc(text)
+    if isinstance(doc, list):
+        merged: dict[str, Any] = {}
+        for part in doc:
+            if isinstance(part, dict) and isinstance(part.get("set"), dict):
+                merged.update(part["set"])
+        return merged
+    return doc
+
+
+def structured_lines(text: str) -> list[str]:
+    """A JSON or YAML document as sorted ``a / b / key = value`` lines."""
+    return [" / ".join(p) for p in tree_paths(_load_doc(text))]
+
+
+# --------------------------------------------------------------------------------------------- masking
+
+
+_SECRET_WORDS = (
+    "secret", "password", "passwd", "passphrase", "encrypted-password", "authentication-key", "pre-shared-key",
+    "key", "key-string", "community", "passkey", "auth-password", "priv-password", "md5", "ciphertext",
+    "plain-text-password", "shared-secret", "bgp-password", "auth_key", "auth-key",
+)
+_SECRET_RE = re.compile(
+    r"(?i)(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(_SECRET_WORDS, key=len, reverse=True))
+    + r")(?![\w-])(\"?\s*[=:]\s*|\s+)\S.*$"
+)
+_HASH_RE = re.compile(r"\$\d+\$\S+|\$9\$\S+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
+
+
+def mask(text: str) -> str:
+    """``text`` with everything after a secret keyword, and hash-like tokens, replaced by ``***``.
+
+    >>> mask("username admin privilege 15 secret sha512 $6$abc$def")
+    'username admin privilege 15 secret ***'
+    >>> mask('TACPLUS_SERVER / 10.0.0.5 / passkey = "hunter2"')
+    'TACPLUS_SERVER / 10.0.0.5 / passkey = ***'
+    >>> mask("interface Ethernet1 / mtu 9214")
+    'interface Ethernet1 / mtu 9214'
+    """
+    text = _SECRET_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
+    return _HASH_RE.sub("***", text)
+
+
+def _is_secret_key(key: str) -> bool:
+    return bool(_SECRET_RE.match(f"{key} x")) and not key.lower().endswith(("_id", "-id", "chain"))
+
+
+def _mask_doc(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {k: ("***" if _is_secret_key(str(k)) and not isinstance(v, (dict, list)) else _mask_doc(v))
+                for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_mask_doc(x) for x in doc]
+    return doc
+
+
+def sanitize(text: str) -> str:
+    """A configuration with its secret values masked, still parseable: JSON documents (SONiC config_db) are
+    masked by key and re-serialised; any other text line by line (:func:`mask`).
+
+    >>> sanitize('{"TACPLUS": {"global": {"passkey": "hunter2", "timeout": "5"}}}')
+    '{"TACPLUS": {"global": {"passkey": "***", "timeout": "5"}}}'
+    >>> sanitize("system:\\n  password: hunter2\\n  hostname: leaf1\\n")
+    'system:\\n  password: ***\\n  hostname: leaf1'
+    """
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.dumps(_mask_doc(json.loads(text)))
+        except ValueError:
+            pass
+    return "\n".join(mask(line) for line in text.splitlines())
+
+
+# --------------------------------------------------------------------------------------------- compare
+
+
+ROUTING_WORDS = (
+    "router bgp", "neighbor", "ip address", "ipv6 address", "inet address", "inet6 address", "ip / address",
+    "maximum-paths", "redistribute", "route-map", "ip route",
+    "router-id", "remote-as", "peer-as", "protocols bgp", "routing-options", "policy-options", "autonomous-system",
+    "bgp_neighbor", "bgp_globals", "static_route", "bgp_peer", "loopback", "vrf", "router ", "multipath",
+    "export", "import",
+)
+ROCE_WORDS = (
+    "pfc", "ecn", "dscp", "qos", "buffer", "traffic-class", "mtu", "wred", "tc_to", "pfc_enable", "tx-queue",
+    "random-detect", "priority-flow-control", "pause", "policy-map", "class-of-service", "scheduler",
+    "drop-profile", "congestion-notification", "explicit-congestion", "no-loss", "roce", "queue", "lossless",
+    "service-policy", "bandwidth", "priority strict", "headroom", "xoff", "shaper",
+)
+
+
+def impact_of(path: str) -> list[str]:
+    """``routing``, ``roce`` (lossless QoS: PFC, ECN, buffers, queues, MTU) or ``other``.
+
+    >>> impact_of("interface Ethernet1 / tx-queue 3 / random-detect ecn minimum-threshold 150000 bytes")
+    ['roce']
+    >>> impact_of("set protocols bgp group SPINES neighbor 10.128.6.0 peer-as 4200000100")
+    ['routing']
+    """
+    low = path.lower()
     tags = []
-    if any(k in low for k in ROUTING_KEYWORDS):
+    if any(k in low for k in ROUTING_WORDS) or re.search(r"\|\d{1,3}(?:\.\d{1,3}){3}/", low):
         tags.append("routing")
-    if any(k in low for k in ROCE_KEYWORDS):
+    if any(k in low for k in ROCE_WORDS):
         tags.append("roce")
+    if "roce" in tags and "routing" in tags and not any(
+        k in low for k in ("router bgp", "neighbor", "protocols bgp", "routing-options", "bgp_", "policy-options")
+    ):
+        tags.remove("routing")  # an interface's QoS line is RoCE, not routing
     return tags or ["other"]
 
 
+def platform_paths(platform: str, text: str) -> tuple[list[tuple[str, ...]], int, str]:
+    """(paths, how many leading elements name the owned section, separator for display)."""
+    stripped = text.lstrip()
+    if platform == "junos":
+        return junos_paths(text), 2, " "
+    if platform == "nvue" or (platform == "sonic" and stripped.startswith(("{", "["))) or (
+        platform not in ("frr", "eos", "nxos", "sonic") and stripped.startswith(("{", "["))
+    ):
+        doc = nvue_tree(text) if platform == "nvue" else _load_doc(text)
+        return tree_paths(doc), 2 if platform == "nvue" else 1, " / "
+    if platform in ("eos", "nxos"):
+        return indent_paths(text), 1, " / "
+    return frr_paths(text), 1, " / "
+
+
+def _section_name(platform: str, path: tuple[str, ...], depth: int, has_children: bool) -> str:
+    """How an unmanaged section is named in a report: its key path only, never a leaf's values."""
+    if platform in ("junos",):
+        return mask(" ".join(path[:depth])) + " …"
+    if depth > 1 or platform in ("sonic", "nvue"):
+        return mask(" / ".join(p.split(" = ")[0] for p in path[:depth])) + " …"
+    words = path[0].split()
+    shown = words[:2] if has_children else words[:1]
+    return mask(" ".join(shown)) + (" …" if len(words) > len(shown) else "")
+
+
 def compare(platform: str, intended: str, running: str) -> ConfigDiff:
-    if platform in ("frr",) or (not intended.lstrip().startswith(("{", "[")) and platform not in ("nvue",)):
-        want = [" / ".join(p) for p in frr_paths(intended)]
-        have = [" / ".join(p) for p in frr_paths(running)]
-    else:
-        want, have = structured_lines(intended), structured_lines(running)
+    """Intended vs running on the platform's hierarchy: owned differences (masked) and unmanaged sections.
+
+    A SONiC bundle (config_db.json + frr.conf, :mod:`fabricgen.deploy.intended`) compares each part on its own
+    hierarchy; frr.conf paths are shown with a ``frr.conf:`` prefix."""
+    if platform == "sonic":
+        from fabricgen.deploy.intended import split_sonic
+
+        want = split_sonic(intended)
+        if want is not None:
+            have = split_sonic(running)
+            db = _compare(platform, want[0], have[0] if have else running)
+            frr = _compare("frr", want[1], have[1] if have else "")
+
+            def tagged(lines: tuple[str, ...]) -> tuple[str, ...]:
+                return tuple(f"frr.conf: {x}" for x in lines)
+
+            impact = {k: list(v) for k, v in db.impact.items()}
+            for tag, lines in frr.impact.items():
+                impact.setdefault(tag, []).extend(tagged(tuple(lines)))
+            return ConfigDiff(db.missing + tagged(frr.missing), db.unexpected + tagged(frr.unexpected), impact,
+                              db.unmanaged + tagged(frr.unmanaged))
+    return _compare(platform, intended, running)
+
+
+def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
+    want_paths, depth, sep = platform_paths(platform, intended)
+    have_paths, _, _ = platform_paths(platform, running)
+    # both sides masked: a running configuration is read sanitized, so a secret compares as its mask
+    want_paths = [tuple(mask(e) for e in p) for p in want_paths]
+    have_paths = [tuple(mask(e) for e in p) for p in have_paths]
+    tree = platform == "nvue" or (
+        platform not in ("frr", "eos", "nxos", "junos") and intended.lstrip().startswith(("{", "[")))
+    want_headers = {p[:1] for p in want_paths if len(p) > 1}
+    have_headers = {p[:1] for p in have_paths if len(p) > 1}
+
+    def section(p: tuple[str, ...], headers: set[tuple[str, ...]]) -> tuple[str, ...]:
+        """The owned unit a path belongs to, by key: a single-valued setting (``hostname X``, NVUE's
+        ``hostname = "X"``) is its key, so a changed value stays in the section and is drift."""
+        if tree:
+            return tuple(e.split(" = ")[0] for e in p[:depth])
+        if platform != "junos" and len(p) == 1 and p not in headers and len(p[0].split()) == 2:
+            return (p[0].split()[0] + " =",)
+        return p[:depth]
+
+    sections = {section(p, want_headers) for p in want_paths}
+
+    def owned(p: tuple[str, ...]) -> bool:
+        # the sections fabricgen renders, and any routing or RoCE section (a hand-added static route is drift)
+        return section(p, have_headers) in sections or impact_of(sep.join(p[:depth])) != ["other"]
+
+    want = list(want_paths)
+    have = [p for p in have_paths if owned(p)]
+    extras_paths = [p for p in have_paths if not owned(p)]
     have_set, want_set = set(have), set(want)
-    missing = tuple(dict.fromkeys(x for x in want if x not in have_set))
-    unexpected = tuple(dict.fromkeys(x for x in have if x not in want_set))
+
+    def show(p: tuple[str, ...]) -> str:
+        return mask(("set " if platform == "junos" else "") + sep.join(p))
+
+    missing_p = list(dict.fromkeys(p for p in want if p not in have_set))
+    unexpected_p = list(dict.fromkeys(p for p in have if p not in want_set))
+    parents = {p[:depth] for p in extras_paths if len(p) > depth}
+    unmanaged = tuple(dict.fromkeys(_section_name(platform, p, depth, p[:depth] in parents) for p in extras_paths))
     impact: dict[str, list[str]] = {}
-    for line in (*missing, *unexpected):
-        for tag in impact_of(line):
-            impact.setdefault(tag, []).append(line)
-    return ConfigDiff(missing, unexpected, impact)
+    for p in (*missing_p, *unexpected_p):
+        for tag in impact_of(sep.join(p) if platform != "junos" else "set " + " ".join(p)):
+            impact.setdefault(tag, []).append(show(p))
+    return ConfigDiff(tuple(show(p) for p in missing_p), tuple(show(p) for p in unexpected_p), impact, unmanaged)

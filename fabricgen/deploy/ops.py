@@ -68,5 +68,14 @@ def run_drift(live: Live, workers: int = 8, timeout: int = 30) -> runner.Results
 
 
 def run_verify(live: Live, workers: int = 8, timeout: int = 30) -> runner.Results[DeviceVerdict]:
+    from fabricgen.deploy.verify import sonic_aliases
+
     scope = set(live.targets.targets)
-    return per_device(live, lambda d, n: verify_device(live.fabric, n, scope, d), workers, timeout, "verify")
+    platforms = {n: t.platform for n, t in live.targets.targets.items()}
+    aliases: dict[tuple[str, str], str] = {}
+    if "sonic" in platforms.values():
+        from fabricgen.deploy.intended import intended_configs
+
+        sonic = [n for n, p in platforms.items() if p == "sonic"]
+        aliases = sonic_aliases(intended_configs(live.fabric, sonic), platforms)
+    return per_device(live, lambda d, n: verify_device(live.fabric, n, scope, d, aliases), workers, timeout, "verify")

@@ -12,14 +12,16 @@ from fabricgen.deploy.transport import Target, socket_factory
 def make_driver(target: Target, creds: Credentials, timeout: int = 30, strict_host_keys: bool = True) -> Any:
     cls = driver_class(target.platform)
     optional: dict[str, Any] = {"port": target.port}
-    if cls.__module__.startswith("fabricgen."):
+    from fabricgen.deploy.drivers.base import SSHDriver
+
+    if issubclass(cls, SSHDriver):
         optional.update(
             key_file=creds.ssh_key,
             known_hosts=target.known_hosts,
             ssh_strict=strict_host_keys,
             sock_factory=socket_factory(target, timeout),
         )
-    else:  # NAPALM's own drivers: their optional_args
+    else:  # NAPALM's own drivers (and fabricgen's junos, which is NAPALM's): their optional_args
         socket_factory(target, timeout)  # refuses lab addresses outside a lab
         if creds.ssh_key:
             optional["key_file"] = creds.ssh_key

@@ -3,7 +3,9 @@
 Only what the targets can show is checked: a port whose peer is not among the targets (a GPU node, or a switch
 outside a lab slice) is counted as out of scope, not failed. Interface names are normalised before comparing
 (``Eth1/1`` and ``Ethernet1/1`` are one port; a neighbour that reports a port description instead of the
-port name is matched on the description too). Virtual interfaces report no speed: that is said, not faked.
+port name is matched on the description too). SONiC's lldpd advertises a port's *alias* (``etp1a``) as its
+port ID, not its name (``Ethernet0``): the peer port's alias, read from its intended config_db ``PORT`` table,
+matches too. Virtual interfaces report no speed: that is said, not faked.
 """
 
 from __future__ import annotations
@@ -101,8 +103,41 @@ def check_bgp(
     return checks
 
 
-def check_lldp(fabric: Fabric, device: str, scope: set[str], lldp: dict[str, list[dict[str, str]]]) -> list[Check]:
-    by_port = {normalize_ifname(k): v for k, v in lldp.items()}
+def sonic_aliases(configs: dict[str, str], platforms: dict[str, str]) -> dict[tuple[str, str], str]:
+    """(device, port name) → alias, from the intended config_db ``PORT`` table of every SONiC device.
+
+    >>> sonic_aliases({"leaf1": '{"PORT": {"Ethernet0": {"alias": "etp1a"}}}'}, {"leaf1": "sonic"})
+    {('leaf1', 'Ethernet0'): 'etp1a'}
+    """
+    import json
+
+    from fabricgen.deploy.intended import split_sonic
+
+    out: dict[tuple[str, str], str] = {}
+    for name, text in configs.items():
+        if platforms.get(name) != "sonic":
+            continue
+        parts = split_sonic(text)
+        try:
+            ports = (json.loads(parts[0] if parts else text).get("PORT") or {})
+        except (ValueError, AttributeError):
+            continue
+        for port, fields in ports.items():
+            if isinstance(fields, dict) and fields.get("alias"):
+                out[(name, port)] = str(fields["alias"])
+    return out
+
+
+def check_lldp(
+    fabric: Fabric, device: str, scope: set[str], lldp: dict[str, list[dict[str, str]]],
+    aliases: dict[tuple[str, str], str] | None = None,
+) -> list[Check]:
+    """Every cabled port in scope sees its peer: host name, and port as name, alias (SONiC) or description."""
+    aliases = aliases or {}
+    local_alias = {alias: name for (dev, name), alias in aliases.items() if dev == device}
+    by_port: dict[str, list[dict[str, str]]] = {}
+    for k, v in lldp.items():  # a SONiC device may key its own ports by alias too
+        by_port.setdefault(normalize_ifname(local_alias.get(k, k)), []).extend(v)
     checks = []
     for port in fabric.switches[device].ports:
         if port.peer_device not in scope:
@@ -112,10 +147,16 @@ def check_lldp(fabric: Fabric, device: str, scope: set[str], lldp: dict[str, lis
         if not neighbours:
             checks.append(Check("lldp", subject, False, "no LLDP neighbour"))
             continue
-        want_host, want_port = normalize_host(port.peer_device), normalize_ifname(port.peer_port)
+        want_host = normalize_host(port.peer_device)
+        want_ports = {normalize_ifname(port.peer_port)}
+        alias = aliases.get((port.peer_device, port.peer_port))
+        if alias:
+            want_ports.add(normalize_ifname(alias))
         match = [
             n for n in neighbours
-            if normalize_host(n.get("hostname", "")) == want_host and normalize_ifname(n.get("port", "")) == want_port
+            if normalize_host(n.get("hostname", "")) == want_host
+            and (normalize_ifname(n.get("port", "")) in want_ports
+                 or normalize_ifname(n.get("port_description", "") or "-") in want_ports)
         ]
         if match:
             checks.append(Check("lldp", subject, True))
@@ -155,10 +196,12 @@ def out_of_scope(fabric: Fabric, device: str, scope: set[str]) -> int:
     return sum(1 for p in fabric.switches[device].ports if p.peer_device not in scope)
 
 
-def verify_device(fabric: Fabric, device: str, scope: set[str], driver: Any) -> DeviceVerdict:
+def verify_device(
+    fabric: Fabric, device: str, scope: set[str], driver: Any, aliases: dict[tuple[str, str], str] | None = None
+) -> DeviceVerdict:
     verdict = DeviceVerdict(device)
     verdict.checks += check_bgp(fabric, device, scope, driver.get_bgp_neighbors())
-    verdict.checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors())
+    verdict.checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors(), aliases)
     verdict.checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
     skipped = out_of_scope(fabric, device, scope)
     if skipped:

@@ -1,7 +1,9 @@
 """Driver registry: platform → a NAPALM ``NetworkDriver`` class.
 
-fabricgen's own drivers (``frr``, ``sonic``, ``nvue``) live beside this file; ``eos``, ``nxos``/``nxos_ssh``
-and ``junos`` come from NAPALM itself (``napalm.get_network_driver``) when it is installed.
+fabricgen's own drivers (``frr``, ``sonic``, ``nvue``) live beside this file; ``eos`` and ``nxos_ssh`` are
+NAPALM's own (``napalm.get_network_driver``); ``junos`` is NAPALM's ``JunOSDriver`` with a set-format replace
+(:mod:`fabricgen.deploy.drivers.junos`). Each platform's commit/confirm/rollback sequence and what a lost session
+leaves behind: :mod:`fabricgen.deploy.commit`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ NAPALM_DRIVER = {
     "nvue": "fabricgen.nvue",
     "eos": "eos",
     "nxos": "nxos_ssh",
-    "junos": "junos",
+    "junos": "fabricgen.junos",
 }
 """Platform → driver name (``fabricgen.*`` are ours; the rest are NAPALM's own)."""
 
@@ -40,6 +42,10 @@ def driver_class(platform: str) -> Any:
         from fabricgen.deploy.drivers.nvue import NvueDriver
 
         return NvueDriver
+    if name == "fabricgen.junos":
+        from fabricgen.deploy.drivers.junos import JunosDriver
+
+        return JunosDriver
     try:
         from napalm import get_network_driver
     except ImportError:  # pragma: no cover - napalm is a dependency

@@ -1,6 +1,14 @@
 """Shared plumbing of fabricgen's SSH drivers: a netmiko session (``device_type="linux"``, as NAPALM's own SSH
 drivers open theirs), exec channels on the same SSH transport for commands whose exit status matters, and
 SFTP for files. Host keys are checked against a known_hosts file unless explicitly turned off.
+
+``optional_args`` are NAPALM's: every netmiko ``ConnectHandler`` argument NAPALM's own SSH drivers pass on
+(``port``, ``alt_host_keys``, ``alt_key_file``, ``ssh_config_file``, ``key_file``, ``use_keys``,
+``allow_agent``, ``ssh_strict``, ``conn_timeout``, ``keepalive``, ``sock``, …; picked with NAPALM's
+``netmiko_args``), plus fabricgen's ``known_hosts`` (shorthand for ``alt_host_keys``/``alt_key_file``),
+``sock_factory`` (a callable opening the TCP connection, used for lab namespaces) and ``workdir``. The drivers
+are importable by NAPALM as ``napalm.get_network_driver("fabricgen_frr" | "fabricgen_sonic" |
+"fabricgen_nvue")`` (packages ``napalm_fabricgen_*``), so Nornir and other NAPALM users can load them.
 """
 
 from __future__ import annotations
@@ -41,17 +49,23 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
         timeout: int = 60,
         optional_args: dict[str, Any] | None = None,
     ) -> None:
+        from napalm.base.netmiko_helpers import netmiko_args
+
         args = dict(optional_args or {})
         self.hostname = hostname
         self.username = username
         self.password = password
         self.timeout = timeout
-        self.port = int(args.pop("port", 22))
-        self.key_file: str | None = args.pop("key_file", None)
-        self.known_hosts: str | None = args.pop("known_hosts", None)
-        self.ssh_strict: bool = bool(args.pop("ssh_strict", True))
         self.sock_factory = args.pop("sock_factory", None)
         self.workdir = str(args.pop("workdir", self.workdir))
+        known_hosts = args.pop("known_hosts", None)
+        if known_hosts and "alt_key_file" not in args:
+            args.update(alt_host_keys=True, alt_key_file=known_hosts)
+        self.netmiko_optional_args: dict[str, Any] = netmiko_args(args)
+        self.port = int(args.get("port", 22))
+        self.key_file: str | None = args.get("key_file")
+        self.known_hosts: str | None = args.get("alt_key_file") if args.get("alt_host_keys") else None
+        self.ssh_strict: bool = bool(args.get("ssh_strict", True))
         self.force_no_enable = True
         self.use_canonical_interface = False
         self.device: Any = None
@@ -62,7 +76,7 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
         from netmiko import ConnectHandler
         from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException
 
-        if self.ssh_strict and not self.known_hosts:
+        if self.ssh_strict and not self.known_hosts and not self.netmiko_optional_args.get("ssh_config_file"):
             raise ConnectionException(f"{self.hostname}: no known_hosts file to verify the host key against")
         kwargs: dict[str, Any] = {
             "device_type": self.netmiko_device_type,
@@ -80,6 +94,7 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
             "conn_timeout": min(self.timeout, 10),
             "fast_cli": True,
         }
+        kwargs.update(self.netmiko_optional_args)  # NAPALM's optional_args win over the defaults above
         try:
             if self.sock_factory is not None:
                 kwargs["sock"] = self.sock_factory()
@@ -176,6 +191,7 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
     def get_config(
         self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
     ) -> dict[str, str]:
+        """NAPALM's get_config; ``sanitized=True`` masks secret values (:func:`fabricgen.deploy.normalize.sanitize`)."""
         out = {"running": "", "candidate": "", "startup": ""}
         if retrieve in ("all", "running"):
             out["running"] = self._run(self.running_command)
@@ -183,6 +199,10 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
             out["candidate"] = self._candidate or ""
         if retrieve in ("all", "startup"):
             out["startup"] = self._exec(f"cat {shlex.quote(self.startup_path)} 2>/dev/null")[1]
+        if sanitized:
+            from fabricgen.deploy.normalize import sanitize
+
+            out = {k: sanitize(v) if v else v for k, v in out.items()}
         return out
 
     def cli(self, commands: list[str], encoding: str = "text") -> dict[str, str]:

@@ -1,10 +1,20 @@
-"""NAPALM driver for SONiC over SSH: ``config_db.json`` replaced whole through the generic config updater.
+"""NAPALM driver for SONiC over SSH: ``config_db.json`` replaced whole through the generic config updater, and
+FRR's ``frr.conf`` (split routing mode) replaced through ``frr-reload.py`` in the bgp container.
 
-* ``load_replace_candidate`` uploads ``candidate.json`` (must parse as JSON);
-* ``compare_config`` diffs ``show runningconfiguration all`` against it as data (key order never matters);
-* ``commit_config(revert_in=N)`` takes ``config checkpoint fabricgen-rollback``, runs ``config replace`` and
-  starts a detached timer that runs ``config rollback fabricgen-rollback`` unless confirmed (SONiC has no
-  commit-confirm of its own); ``confirm_commit`` cancels it and runs ``config save -y``;
+The candidate is either a plain config_db.json, or fabricgen's bundle ``{"config_db.json": {...}, "frr.conf":
+"..."}`` (:mod:`fabricgen.deploy.intended`: why split mode). With a bundle, ``get_config`` returns the running
+configuration as the same bundle, so drift compares both files.
+
+* ``load_replace_candidate`` uploads ``candidate.json`` (must parse as JSON); a bundle's frr.conf is installed
+  as ``/etc/sonic/frr/fabricgen-candidate.conf`` (``/etc/frr`` inside the bgp container) and checked with
+  ``vtysh --dryrun`` there;
+* ``compare_config`` diffs ``show runningconfiguration all`` against config_db as data (key order never
+  matters) and, for frr.conf, ``frr-reload.py --test``;
+* ``commit_config(revert_in=N)``: ``config checkpoint fabricgen-rollback``, FRR's running configuration saved
+  as ``fabricgen-rollback.conf``, ``config replace``, ``frr-reload.py --reload`` of the candidate, and a
+  detached timer on the switch that restores both (``config rollback`` + ``frr-reload.py --reload`` of the
+  saved file) unless confirmed — SONiC has no commit-confirm of its own; ``confirm_commit`` cancels the timer,
+  runs ``config save -y`` and FRR's ``write memory``; ``rollback`` restores both at once;
 * getters: BGP from FRR (``vtysh``, as on the device's bgp container), LLDP from ``show lldp table``,
   interfaces from ``show interfaces status``.
 
@@ -23,6 +33,10 @@ from fabricgen.deploy.drivers.base import SSHDriver
 from fabricgen.deploy.drivers.frr import parse_bgp_neighbors
 
 CHECKPOINT = "fabricgen-rollback"
+FRR_DIR_HOST, FRR_DIR_BGP = "/etc/sonic/frr", "/etc/frr"  # split mode: the host directory mounted in the container
+FRR_CANDIDATE, FRR_ROLLBACK = "fabricgen-candidate.conf", "fabricgen-rollback.conf"
+IN_BGP = "sudo docker exec bgp"
+FRR_RELOAD_BGP = f"{IN_BGP} /usr/lib/frr/frr-reload.py"
 
 
 class SonicDriver(SSHDriver):
@@ -31,6 +45,14 @@ class SonicDriver(SSHDriver):
     running_command = "show runningconfiguration all"
     startup_path = "/etc/sonic/config_db.json"
 
+    _frr: str | None = None  # the candidate's frr.conf (bundle only)
+
+    def __init__(self, hostname: str, username: str, password: str, timeout: int = 60,
+                 optional_args: dict[str, Any] | None = None) -> None:
+        args = dict(optional_args or {})
+        self.with_frr = bool(args.pop("frr_conf", True))
+        super().__init__(hostname, username, password, timeout, args)
+
     def _check_candidate(self, config: str) -> None:
         try:
             json.loads(config)
@@ -38,46 +60,106 @@ class SonicDriver(SSHDriver):
             raise ReplaceConfigException(f"candidate is not JSON: {exc}") from None
 
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        config = self._stage_candidate("candidate.json", filename, config)
-        self._candidate = config
+        from fabricgen.deploy.intended import split_sonic
+
+        text = config
+        if filename is not None:
+            with open(filename) as f:
+                text = f.read()
+        parts = split_sonic(text or "")
+        db = parts[0] if parts else text
+        self._stage_candidate("candidate.json", None, db)
+        self._frr = parts[1] if parts else None
+        if self._frr is not None:
+            self._put(f"{self.workdir}/candidate-frr.conf", self._frr)
+            self._run(f"sudo install -m 600 {self._path('candidate-frr.conf')} {FRR_DIR_HOST}/{FRR_CANDIDATE}")
+            rc, out = self._exec(f"{IN_BGP} vtysh --dryrun -f {FRR_DIR_BGP}/{FRR_CANDIDATE}")
+            if rc != 0:
+                raise ReplaceConfigException(f"frr.conf refused by vtysh --dryrun: {out.strip()[-300:]}")
+        self._candidate = text
+
+    def _db_candidate(self) -> str:
+        from fabricgen.deploy.intended import split_sonic
+
+        parts = split_sonic(self._candidate or "")
+        return parts[0] if parts else (self._candidate or "")
 
     def compare_config(self) -> str:
         if self._candidate is None:
             return ""
+        from fabricgen.deploy.drivers.frr import _significant, format_paths, parse_reload_test
         from fabricgen.deploy.normalize import compare
 
-        running = self._run("show runningconfiguration all")
-        diff = compare("sonic", self._candidate, running)
-        return "\n".join([*(f"+ {x}" for x in diff.missing), *(f"- {x}" for x in diff.unexpected)])
+        running = self._run(self.running_command)
+        diff = compare("sonic", self._db_candidate(), running)
+        lines = [*(f"+ {x}" for x in diff.missing), *(f"- {x}" for x in diff.unexpected)]
+        if self._frr is not None:
+            out = self._run(f"{FRR_RELOAD_BGP} --test --stdout {FRR_DIR_BGP}/{FRR_CANDIDATE}", timeout=120)
+            deletes, adds = parse_reload_test(out)
+            frr = format_paths(_significant(deletes), _significant(adds))
+            lines += [f"{line[:2]}frr.conf: {line[2:]}" for line in frr.splitlines()]
+        return "\n".join(lines)
 
     def discard_config(self) -> None:
-        self._exec(f"rm -f {self._path('candidate.json')}")
-        self._candidate = None
+        self._exec(f"rm -f {self._path('candidate.json')} {self._path('candidate-frr.conf')}")
+        self._candidate, self._frr = None, None
+
+    def _restore(self) -> str:
+        """The shell command that restores the checkpoint (and FRR's saved configuration)."""
+        cmd = f"sudo config rollback {CHECKPOINT}"
+        if self._frr is not None:
+            cmd += f" && {FRR_RELOAD_BGP} --reload {FRR_DIR_BGP}/{FRR_ROLLBACK}"
+        return cmd
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
         self._ready_to_commit()
         self._run(f"sudo config checkpoint {CHECKPOINT}")
+        if self._frr is not None:
+            self._run(f"{IN_BGP} vtysh -c 'show running-config' | sudo tee {FRR_DIR_HOST}/{FRR_ROLLBACK} >/dev/null")
         rc, out = self._exec(f"sudo config replace {self._path('candidate.json')}", timeout=300)
-        if rc != 0 or "Config replaced successfully" not in out:
-            self._exec(f"sudo config rollback {CHECKPOINT}", timeout=300)
+        ok = rc == 0 and "Config replaced successfully" in out
+        if ok and self._frr is not None:
+            rc, out = self._exec(f"{FRR_RELOAD_BGP} --reload {FRR_DIR_BGP}/{FRR_CANDIDATE}", timeout=300)
+            ok = rc == 0
+        if not ok:
+            self._exec(self._restore(), timeout=300)
             raise CommitError(f"config replace failed; rolled back: {out.strip()[-300:]}")
         if revert_in is None:
-            self._run("sudo config save -y")
+            self._save()
         else:
-            self._start_timer(f"sudo config rollback {CHECKPOINT} && sudo config save -y", revert_in)
+            self._start_timer(f"{self._restore()} && sudo config save -y", revert_in)
         self._candidate = None
+
+    def _save(self) -> None:
+        self._run("sudo config save -y")
+        if self._frr is not None:
+            self._run(f"{IN_BGP} vtysh -c 'write memory'")
 
     def confirm_commit(self) -> None:
         if not self._cancel_timer():
             raise CommitError("no pending commit-confirm found (the revert timer may already have fired)")
-        self._run("sudo config save -y")
+        self._save()
 
     def rollback(self) -> None:
         self._cancel_timer()
-        rc, out = self._exec(f"sudo config rollback {CHECKPOINT}", timeout=300)
+        rc, out = self._exec(self._restore(), timeout=300)
         if rc != 0 or "Config rolled back successfully" not in out:
             raise CommitError(f"rollback failed: {out.strip()[-300:]}")
-        self._run("sudo config save -y")
+        self._save()
+
+    def get_config(
+        self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"
+    ) -> dict[str, str]:
+        """NAPALM's get_config; ``running`` is the bundle of ``show runningconfiguration all`` and FRR's
+        ``show running-config`` (plain config_db.json with ``optional_args={"frr_conf": False}``)."""
+        out = super().get_config(retrieve, full, sanitized, format)
+        if out["running"] and (self._frr is not None or self.with_frr):
+            from fabricgen.deploy.intended import sonic_bundle
+            from fabricgen.deploy.normalize import sanitize
+
+            frr = self._run("vtysh -c 'show running-config'")
+            out["running"] = sonic_bundle(out["running"], sanitize(frr) if sanitized else frr)
+        return out
 
     def get_facts(self) -> dict[str, Any]:
         return parse_show_version(self._run("show version"), self._run("hostname").strip(),
@@ -115,13 +197,17 @@ def _table(text: str) -> list[dict[str, str]]:
 
 
 def parse_lldp_table(text: str) -> dict[str, list[dict[str, str]]]:
-    """``show lldp table`` → {local port: [{hostname, port}]}; the port ID, or the description when the ID is a MAC."""
+    """``show lldp table`` → {local port: [{hostname, port, port_description}]}; the port ID (SONiC peers advertise
+    their alias there), or the description when the ID is a MAC."""
     out: dict[str, list[dict[str, str]]] = {}
     for row in _table(text):
         port = row.get("RemotePortID", "")
         if re.fullmatch(r"(?:[0-9a-f]{2}:){5}[0-9a-f]{2}", port.lower()):
             port = row.get("RemotePortDescr", port)
-        out.setdefault(row.get("LocalPort", ""), []).append({"hostname": row.get("RemoteDevice", ""), "port": port})
+        entry = {"hostname": row.get("RemoteDevice", ""), "port": port}
+        if row.get("RemotePortDescr"):
+            entry["port_description"] = row["RemotePortDescr"]  # verify's fallback when the ID is neither
+        out.setdefault(row.get("LocalPort", ""), []).append(entry)
     return out
 
 
