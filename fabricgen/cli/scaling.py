@@ -37,10 +37,14 @@ NVLINK_EFFICIENCY = click.option(
 )
 @NIC_EFFICIENCY
 @NVLINK_EFFICIENCY
+@click.option("--collisions/--no-collisions", default=None,
+              help="Add the ECMP column: busbw left by hash collisions for scattered jobs, 1 QP "
+                   "(default: on up to 16,384 GPUs).")
 @FORMAT
 @guarded
 def scaling(
-    inventory: str, collective: str, fail: tuple[str, ...], nic_efficiency: float, nvlink_efficiency: float, fmt: str
+    inventory: str, collective: str, fail: tuple[str, ...], nic_efficiency: float, nvlink_efficiency: float,
+    collisions: bool | None, fmt: str,
 ) -> None:
     """Predict nccl-tests bus bandwidth (GB/s) for jobs of growing size on INVENTORY's fabric: one node,
     two nodes, a rail group, a unit, 2, 4 … units, pods, the whole fabric; with scaling efficiency
@@ -58,6 +62,14 @@ def scaling(
     table = scaling_table(
         fabric, Collective(collective), Assumptions(nic_efficiency, nvlink_efficiency), failures
     )
+    if collisions is None:
+        from fabricgen.perf.paths.core import COLLISION_COLUMN_MAX_GPUS
+
+        collisions = fabric.gpus <= COLLISION_COLUMN_MAX_GPUS and collective == "all_reduce"
+    if collisions:
+        from fabricgen.perf.paths.core import with_collisions
+
+        table = with_collisions(table, fabric, failures)
     if fmt == "json":
         click.echo(json.dumps(table.as_dict(), indent=2, ensure_ascii=False))
     else:

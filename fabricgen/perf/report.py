@@ -21,9 +21,24 @@ FOOTNOTE = (
 )
 
 
+def _columns(table: ScalingTable) -> tuple[str, ...]:
+    if any(r.ecmp is not None for r in table.rows):
+        return (*COLUMNS[:7], "ECMP scattered", *COLUMNS[7:])
+    return COLUMNS
+
+
+ECMP_FOOTNOTE = (
+    "ECMP scattered = default busbw left by ECMP hash collisions when the job's nodes are scattered over the fabric "
+    "in random rank order, 1 queue pair per connection (median of 8 hash seeds); `fabricgen paths` shows what more "
+    "QPs, adaptive routing or spraying recover"
+)
+
+
 def _cells(table: ScalingTable) -> list[list[str]]:
     rows = []
+    ecmp = any(r.ecmp is not None for r in table.rows)
     for r in table.rows:
+        extra = [f"{r.ecmp:,.1f}" if r.ecmp is not None else "–"] if ecmp else []
         rows.append(
             [
                 r.scope,
@@ -33,6 +48,7 @@ def _cells(table: ScalingTable) -> list[list[str]]:
                 f"{r.busbw[Algorithm.RING]:,.1f}",
                 f"{r.busbw[Algorithm.HIERARCHICAL]:,.1f}",
                 f"{r.best:,.1f} {r.algorithm.value}",
+                *extra,
                 f"{r.scaling_efficiency:.0%}",
                 f"{r.fabric_efficiency:.0%}" + (" (oversub.)" if r.oversubscribed else "")
                 + (" (failures)" if r.failure_limited else ""),
@@ -52,7 +68,7 @@ def _title(table: ScalingTable) -> str:
 
 def print_scaling(console: Console, table: ScalingTable) -> None:
     t = Table(title=_title(table), title_justify="left")
-    for col in COLUMNS:
+    for col in _columns(table):
         t.add_column(
             col, justify="left" if col in ("scope", "crosses", "limited by") else "right", no_wrap=col == "scope"
         )
@@ -62,11 +78,14 @@ def print_scaling(console: Console, table: ScalingTable) -> None:
     for note in table.notes:
         console.print(f"note: {note}", markup=False)
     console.print(FOOTNOTE, markup=False)
+    if any(r.ecmp is not None for r in table.rows):
+        console.print(ECMP_FOOTNOTE, markup=False)
 
 
 def scaling_markdown(table: ScalingTable) -> str:
     """The scaling table as a Markdown table (for plan reports and pull requests)."""
-    lines = [f"**{_title(table)}**", "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    cols = _columns(table)
+    lines = [f"**{_title(table)}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for cells in _cells(table):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     lines.extend(f"- {n}" for n in table.notes)

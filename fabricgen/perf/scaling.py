@@ -42,7 +42,10 @@ class ScalingRow:
     for every collective (the step from one node to two shows what leaving NVLink costs).
     ``fabric_efficiency``: ``best`` ÷ ``nonblocking`` (what oversubscription and failures cost).
     ``oversubscribed``: an oversubscribed tier lowers ``healthy`` below ``nonblocking``;
-    ``failure_limited``: failed links lower ``best`` below ``healthy``.
+    ``failure_limited``: failed links lower ``best`` below ``healthy``. ``ecmp``: ``best`` as it is left by ECMP
+    hash collisions when the same number of nodes is scattered over the fabric in random rank order with one
+    queue pair per connection (median over hash seeds; :func:`fabricgen.perf.paths.with_collisions`), or
+    ``None`` when not computed.
     """
 
     scope: str
@@ -62,6 +65,7 @@ class ScalingRow:
     oversubscribed: bool
     failure_limited: bool
     prediction: Prediction
+    ecmp: float | None = None  # busbw under ECMP collisions, scattered ranks, 1 QP (fabricgen.perf.paths)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +85,7 @@ class ScalingRow:
             "bottleneck": self.bottleneck,
             "oversubscribed": self.oversubscribed,
             "failure_limited": self.failure_limited,
+            "ecmp_scattered_1qp": None if self.ecmp is None else round(self.ecmp, 2),
         }
 
 

@@ -57,6 +57,7 @@ from fabricgen.perf.model import (
     packed_order,
     predict,
 )
+from fabricgen.perf.scaling import ScalingTable
 from fabricgen.render.data import ECMP_HASH_FIELDS
 from fabricgen.topology.model import Fabric, PortKind
 
@@ -925,3 +926,28 @@ def paths_report(
         if lost:
             notes.append(f"{r.label}: {lost} flow(s) have no path left (the job cannot run: bandwidth 0)")
     return PathsReport(fabric.name, collective, pattern, seeds, a, failures.labels, results, tuple(notes))
+
+
+COLLISION_COLUMN_MAX_GPUS = 16_384
+"""Largest fabric whose scaling table gets the ECMP column by default (it simulates every row over 8 seeds)."""
+
+
+def with_collisions(table: ScalingTable, fabric: Fabric, failures: Failures = NO_FAILURES, seeds: int = 8,
+                    qps: int = 1) -> ScalingTable:
+    """``table`` with each row's :attr:`ScalingRow.ecmp` filled in: NCCL's default busbw × the collision
+    efficiency of a job of the row's node count, scattered over the fabric in random rank order, hashed as
+    rendered with ``qps`` queue pairs per connection. Rows of one node (no fabric traffic) keep their busbw."""
+    from dataclasses import replace as dc_replace
+
+    graph = build_graph(fabric, failures)
+    rows = []
+    for i, row in enumerate(table.rows):
+        if row.nodes <= 1:
+            rows.append(dc_replace(row, ecmp=row.best))
+            continue
+        order = packed_nodes(fabric, failures)
+        pick = np.random.default_rng(i).permutation(len(order))[: row.nodes]
+        nodes = [order[j] for j in pick.tolist()]
+        eff = collision_efficiency(fabric, nodes, qps=qps, seeds=seeds, failures=failures, graph=graph)
+        rows.append(dc_replace(row, ecmp=row.best * eff))
+    return dc_replace(table, rows=tuple(rows))
