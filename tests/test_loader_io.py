@@ -136,6 +136,23 @@ def test_unreadable_file_in_a_directory(world_dir: Path) -> None:
     )
 
 
+def test_plan_reports_an_unreadable_inventory_file_as_input(world_dir: Path) -> None:
+    """`plan` digests the inventory files before loading them: an unreadable one is an input error there too."""
+    inv = world_dir / "inv"
+    shutil.copytree(LAB, inv)
+    for p in [inv, *inv.iterdir()]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    (inv / "cabling.yaml").chmod(0o000)
+    done = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         sys.executable, "-m", "fabricgen", "plan", "--base", str(LAB), str(inv)],
+        capture_output=True, text=True, timeout=120, cwd="/", check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    ) if os.geteuid() == 0 and shutil.which("setpriv") else pytest.skip("needs root and setpriv")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines()[0] == f"{inv / 'cabling.yaml'}:1:1: cannot read the file: Permission denied"
+
+
 def test_unlistable_directory_inside_an_inventory(world_dir: Path) -> None:
     inv = world_dir / "inv"
     shutil.copytree(LAB, inv)

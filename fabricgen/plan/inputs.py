@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from fabricgen import __version__
-from fabricgen.errors import InputError, Problem
+from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.load import _yaml_files
 
 _REF = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./@{}~^+-]{0,199}$")
@@ -94,9 +94,17 @@ def inventory_files(path: str | Path) -> list[InputFile]:
     """The files :func:`fabricgen.inventory.load.load_inventory` reads for ``path``, with their sha256."""
     root = Path(path)
     out = []
+    problems: list[Problem] = []
     for f in _yaml_files(root):
         rel = f.name if root.is_file() else f.relative_to(root).as_posix()
-        out.append(InputFile(rel, _sha(f.read_bytes())))
+        try:
+            data = f.read_bytes()
+        except OSError as exc:  # the loader reports it too; the digest must not end in a traceback first
+            problems.append(Problem(SourcePos(str(f), 1, 1), "", f"cannot read the file: {exc.strerror or exc}"))
+            continue
+        out.append(InputFile(rel, _sha(data)))
+    if problems:
+        raise InputError(problems)
     return sorted(out, key=lambda f: f.path)
 
 
