@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine import cpu_model  # bench/machine.py
+
 from fabricgen.inventory.load import load_inventory
 from fabricgen.qos import compute
 from fabricgen.render import render_device
@@ -23,18 +25,9 @@ from fabricgen.topology.resolve import resolve
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
 
 def _env() -> str:
-    return f"load {os.getloadavg()[0]:.2f}, {_cpu()}"
+    return f"load {os.getloadavg()[0]:.2f}, {cpu_model()}"
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from explicit import (  # bench/explicit.py
     tiny_items_yaml,
     two_tier_yaml,
 )
+from machine import cpu_model  # bench/machine.py
 
 from fabricgen.inventory.load import load_tree
 from fabricgen.runtime import tune_gc
@@ -44,15 +45,6 @@ INPUTS: list[tuple[str, Callable[[], str]]] = [
     ("long strings (100 kB each), 32 MB", lambda: long_strings_yaml(32)),
 ]
 
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def measure(path: Path, use_libyaml: bool, runs: int) -> tuple[float, float, float]:

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from intents import intent_yaml  # bench/intents.py
+from machine import cpu_model  # bench/machine.py
 
 from fabricgen.inventory.load import load_inventory
 from fabricgen.perf.paths import parse_job, paths_report, standard_remedies
@@ -29,15 +30,6 @@ from fabricgen.topology.resolve import resolve
 
 RUNS = 3
 
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def main() -> None:
