@@ -275,6 +275,19 @@ def test_apply_all_waves_and_rerun_is_noop(labfrr: Fabric, tmp_path: Path) -> No
     assert not any(step == "commit" for _, step in ScriptedDriver.log)
 
 
+def test_a_rerun_with_nothing_left_contacts_no_device(labfrr: Fabric, tmp_path: Path) -> None:
+    from fabricgen.deploy.apply import rerun_devices
+
+    assert _run(labfrr, tmp_path, {}).ok
+    configs = {n: f"hostname {n}\n" for n in labfrr.switches}
+    assert rerun_devices(tmp_path, configs) == []
+    ScriptedDriver.log = []
+    targets = Targets({n: Target(n, "frr", n) for n in labfrr.switches}, cred.Credentials("u", "p"), "t")
+    report = apply(labfrr, configs, targets, ApplyOptions(canary=1, wave_size=2, settle=0, workers=2), tmp_path,
+                   only=[], make_driver=lambda t, c, **_: ScriptedDriver(t.name, {}, labfrr))
+    assert ScriptedDriver.log == [] and report.outcomes == {}
+
+
 def test_failed_verify_rolls_back_and_stops(labfrr: Fabric, tmp_path: Path) -> None:
     report = _run(labfrr, tmp_path, {"leaf1": "bad-asn"})
     s = report.by_status()

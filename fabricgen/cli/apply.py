@@ -13,6 +13,7 @@ from fabricgen.cli import (
     EXIT_INPUT,
     EXIT_OK,
     FORMAT,
+    JSON_FORMAT,
     guarded,
     stderr_console,
     stdout_console,
@@ -93,6 +94,13 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
             if lock.note:
                 err.print(f"note: {lock.note}", markup=False)
             subset = rerun_devices(directory, configs) if rerun_failed else None
+            if subset == []:
+                if text:
+                    stdout_console().print(f"apply: {live.fabric.name}: nothing to rerun — the last apply left every "
+                                           "device at its intended configuration", markup=False)
+                else:
+                    click.echo(json.dumps({"format": JSON_FORMAT, "ok": True, "nothing_to_rerun": True}))
+                raise SystemExit(EXIT_OK)
             if text:
                 stdout_console().print(
                     f"apply: {live.fabric.name}: {len(subset if subset is not None else configs)} device(s) via "

@@ -354,7 +354,8 @@ def apply(
 
         make_driver = default_make
     scope = set(targets.targets)
-    names = order_devices(fabric, [n for n in (only or configs) if n in configs and n in scope])
+    # an empty selection (a rerun with nothing left to do) selects nothing, not everything
+    names = order_devices(fabric, [n for n in (configs if only is None else only) if n in configs and n in scope])
     platforms = {targets.targets[n].platform for n in names}
     refused_timer = check_revert(platforms, opts.revert_in)
     if refused_timer:
