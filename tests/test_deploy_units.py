@@ -374,3 +374,15 @@ def test_progress_only_on_a_terminal_outside_ci_and_only_on_stderr(
     assert not res.failed
     assert "verify" in drawn.getvalue()  # the bar was drawn, on the progress console
     assert capsys.readouterr().out == ""  # and nothing reached stdout
+
+
+def test_a_connection_error_keeps_every_line_of_its_reason() -> None:
+    """A refusal whose reason is not on its first line (host key mismatch) still says why, on one line."""
+    from fabricgen.deploy.credentials import error_line
+
+    exc = ConnectionError("Authentication to device failed.\n\nCommon causes of this problem are:\n"
+                          "Host key for server '[198.18.0.11]:22' does not match: got 'AAAAC3', expected 'AAAAB3'")
+    text = error_line(exc)
+    assert "\n" not in text and text.endswith("does not match: got 'AAAAC3', expected 'AAAAB3'")
+    assert text.startswith("Authentication to device failed. | Common causes")
+    assert error_line(ConnectionError("x" * 1000)).endswith("…") and len(error_line(ConnectionError("x" * 1000))) == 400

@@ -39,7 +39,7 @@ from typing import Any
 
 from fabricgen.deploy import runner
 from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds
-from fabricgen.deploy.credentials import redact
+from fabricgen.deploy.credentials import error_line, redact
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.targets import Targets
@@ -331,8 +331,7 @@ def preflight(configs: dict[str, str], targets: Targets, names: list[str],
 
 
 def _msg(exc: Exception, targets: Targets) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return redact(text, targets.secrets())
+    return redact(error_line(exc), targets.secrets())
 
 
 # --------------------------------------------------------------------------------------------- the rollout

@@ -108,6 +108,21 @@ def resolve(file: str | None = None, fallback: str | Path | None = None) -> Cred
 _EDGE = r"""\s"'`=:,;/@()\[\]{}<>"""
 
 
+def error_line(exc: BaseException, limit: int = 400) -> str:
+    """An exception as one line for a report: every non-empty line of its message joined with `` | `` (so the
+    line that says *why* — "Host key for server … does not match" — is never cut off after the first), or its
+    type when it says nothing; at most ``limit`` characters. Redact secrets afterwards.
+
+    >>> error_line(OSError("Authentication failed.\\n\\nCommon causes:\\nHost key for server 'x' does not match"))
+    "Authentication failed. | Common causes: | Host key for server 'x' does not match"
+    >>> error_line(TimeoutError())
+    'TimeoutError'
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = " | ".join(lines) if lines else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def redact(text: str, secrets: list[str]) -> str:
     """Replace every secret that stands as a whole value in ``text`` by ``***``: delimited by the start or end,
     whitespace, quotes, ``= : , ; / @`` or brackets (a final ``.`` ends a sentence). A short password never garbles

@@ -21,7 +21,7 @@ from typing import Any
 from napalm.base import NetworkDriver
 from napalm.base.exceptions import CommitError, ConnectionException, MergeConfigException, ReplaceConfigException
 
-from fabricgen.deploy.credentials import redact
+from fabricgen.deploy.credentials import error_line, redact
 
 TIMER_MARKER = "fabricgen-revert-timer"
 
@@ -100,7 +100,7 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
                 kwargs["sock"] = self.sock_factory()
             self.device = ConnectHandler(**kwargs)
         except (NetmikoTimeoutException, NetmikoAuthenticationException, OSError) as exc:
-            msg = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, [self.password])
+            msg = redact(error_line(exc), [self.password])
             raise ConnectionException(f"cannot connect to {self.hostname}: {msg}") from None
         except Exception as exc:  # paramiko's BadHostKeyException / SSHException for a rejected key
             msg = redact(str(exc), [self.password])
