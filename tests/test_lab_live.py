@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from fabricgen.deploy.apply import ApplyOptions, apply
+from fabricgen.deploy.apply import ApplyOptions, apply, state_dir
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift, run_verify
 from fabricgen.lab import lab as labmod
@@ -208,7 +208,7 @@ def test_unreachable_switch_mid_rollout_stops_with_clear_report(
 
     try:
         report = apply(converged.fabric, changed, converged.targets, opts(canary=1, wave_size=2, timeout=5),
-                       Path(os.environ["FABRICGEN_STATE_DIR"]), on_wave=cut)
+                       state_dir(converged.fabric.name), on_wave=cut)  # where `fabricgen apply` keeps its state
         s = report.by_status()
         assert s["applied"] == ["spine1", "spine2"]  # the canary, and leaf1's wave-mate
         assert s["unreachable"] == ["leaf1"]
