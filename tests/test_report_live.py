@@ -198,6 +198,12 @@ def test_markdown_verify() -> None:
                                    "- `interface` swp2: down"]
 
 
+def test_markdown_table_keeps_a_multi_line_error_on_its_row() -> None:
+    results = Results({"leaf1": Result("leaf1", error="SSHException: banner\nrefused | closed")})
+    lines = markdown_drift("f", "lab", results).splitlines()
+    assert "| leaf1 | not checked |  |  | SSHException: banner refused \\| closed |" in lines
+
+
 def test_markdown_verify_all_ok() -> None:
     results = Results({"leaf1": Result("leaf1", DeviceVerdict("leaf1", [Check("lldp", "swp1 → s:swp1", True)]))})
     md = markdown_verify("f", "lab", results)

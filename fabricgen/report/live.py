@@ -129,6 +129,11 @@ def github_drift(results: Results[ConfigDiff], srcs: Mapping[str, SourcePos | No
     return out
 
 
+def _one_line(error: str | None) -> str:
+    """An error as one table cell (a driver's message may span lines)."""
+    return " ".join((error or "no result").split())
+
+
 def _fence(text: str) -> str:
     """A code fence longer than any run of backticks in ``text``, so no line can close it."""
     longest, run = 0, 0
@@ -178,7 +183,7 @@ def markdown_drift(fabric: str, origin: str, results: Results[ConfigDiff], *, bu
     rows = []
     for name, r in devices.items():
         if name in unchecked:
-            rows.append([name, "not checked", "", "", r.error or "no result"])
+            rows.append([name, "not checked", "", "", _one_line(r.error)])
         elif r.value is not None and r.value.drifted:
             rows.append([name, "drift", str(len(r.value.missing)), str(len(r.value.unexpected)),
                          ", ".join(_tags(r.value))])
@@ -262,7 +267,7 @@ def markdown_verify(fabric: str, origin: str, results: Results[DeviceVerdict], *
     rows = []
     for name, r in devices.items():
         if name in unchecked or r.value is None:
-            rows.append([name, "not checked", "", "", "", r.error or "no result"])
+            rows.append([name, "not checked", "", "", "", _one_line(r.error)])
             continue
         v = r.value
         cells = []
