@@ -13,12 +13,14 @@ import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fabricgen.cli import JSON_FORMAT
 from fabricgen.deploy.apply import ApplyOptions, apply, state_dir
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift, run_verify
@@ -143,6 +145,13 @@ def test_verify_cli_exit_0(converged: Live, inventory: Path) -> None:
     proc = fabricgen("verify", str(inventory))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "speed not reported (virtual interface)" in proc.stdout
+    junit = fabricgen("verify", str(inventory), "--format", "junit")
+    assert junit.returncode == 0, junit.stdout + junit.stderr
+    suite = ET.fromstring(junit.stdout).find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("6", "0", "0")
+    assert {c.get("classname") for c in suite.iter("testcase")} == {"fabricgen.verify"}
+    github = fabricgen("verify", str(inventory), "--format", "github")
+    assert (github.returncode, github.stdout) == (0, "")
 
 
 def test_second_apply_is_a_noop(converged: Live, inventory: Path, lab: labmod.LabState) -> None:
@@ -171,7 +180,28 @@ def test_drift_reports_hand_made_change_exactly_and_changes_nothing(
         for other in ("leaf1", "leaf3", "leaf4", "spine1", "spine2"):
             assert f"{other}: in sync" in proc.stdout
         doc = json.loads(fabricgen("drift", str(inventory), "--format", "json").stdout)
-        assert doc["drifted"] == ["leaf2"]
+        assert doc["drifted"] == ["leaf2"] and doc["format"] == JSON_FORMAT
+        junit = fabricgen("drift", str(inventory), "--format", "junit")
+        assert junit.returncode == 2, junit.stdout + junit.stderr
+        suite = ET.fromstring(junit.stdout).find("testsuite")
+        assert suite is not None and (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("6", "1", "0")
+        cases = {c.get("name"): c for c in suite.iter("testcase")}
+        assert set(cases) == {"spine1", "spine2", "leaf1", "leaf2", "leaf3", "leaf4"}
+        assert [n for n, c in cases.items() if c.find("failure") is not None] == ["leaf2"]
+        failure = cases["leaf2"].find("failure")
+        assert failure is not None and failure.text is not None
+        assert "+ router bgp 4200100002 / neighbor 10.128.10.0 shutdown    (routing)" in failure.text.splitlines()
+        github = fabricgen("drift", str(inventory), "--format", "github")
+        assert github.returncode == 2, github.stdout + github.stderr
+        (annotation,) = github.stdout.splitlines()
+        leaf2 = converged.fabric.switches["leaf2"].src
+        assert leaf2 is not None and leaf2.file.endswith("fabric.yaml")
+        assert annotation.startswith(f"::error file={leaf2.file},line={leaf2.line},col={leaf2.col},"
+                                     "title=fabricgen drift::leaf2: drift, ")
+        assert "%0A+ router bgp 4200100002 / neighbor 10.128.10.0 shutdown    (routing)" in annotation
+        markdown = fabricgen("drift", str(inventory), "--format", "markdown")
+        assert markdown.returncode == 2
+        assert "| leaf2 | drift | 1 | 1 | routing |" in markdown.stdout
         assert running(lab, "leaf2") == before  # drift changed nothing on the device
     finally:  # put leaf2 back for the scenarios after this one
         report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),

@@ -44,6 +44,16 @@ CI_FORMAT = click.option(
     "annotations on the pull request's lines (github).",
 )
 
+LIVE_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "junit", "github", "markdown"]),
+    default="text",
+    show_default=True,
+    help="Output for people (text), machines (json), CI test reports (junit: one test case per device), GitHub "
+    "Actions annotations at each device's definition (github) or a pull-request comment (markdown).",
+)
+
 P = ParamSpec("P")
 R = TypeVar("R")
 

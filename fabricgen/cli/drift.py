@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from fabricgen.cli import EXIT_CHANGES, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli import (
+    EXIT_CHANGES,
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    EXIT_OK,
+    JSON_FORMAT,
+    LIVE_FORMAT,
+    guarded,
+    stdout_console,
+)
 
 if TYPE_CHECKING:
     from fabricgen.deploy.ops import Live
@@ -53,7 +62,7 @@ def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, kno
 
 @click.command()
 @click.argument("inventory", type=click.Path(exists=False))
-@FORMAT
+@LIVE_FORMAT
 @live_options
 @guarded
 def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
@@ -74,6 +83,7 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     errors = results.failed
     if fmt == "json":
         doc = {
+            "format": JSON_FORMAT,
             "fabric": live.fabric.name,
             "targets": live.targets.origin,
             "drifted": drifted,
@@ -83,6 +93,19 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
             },
         }
         click.echo(json.dumps(doc, indent=2))
+    elif fmt == "junit":
+        from fabricgen.report.live import junit_drift
+
+        click.echo(junit_drift(results), nl=False)
+    elif fmt == "github":
+        from fabricgen.report.live import github_drift
+
+        for line in github_drift(results, {n: s.src for n, s in live.fabric.switches.items()}):
+            click.echo(line)
+    elif fmt == "markdown":
+        from fabricgen.report.live import markdown_drift
+
+        click.echo(markdown_drift(live.fabric.name, live.targets.origin, results))
     else:
         out = stdout_console()
         out.print(f"drift: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",

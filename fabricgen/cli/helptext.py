@@ -47,8 +47,14 @@ EXAMPLES: dict[str, list[str]] = {
         "fabricgen apply inventories/lab-frr --dry-run",
         "fabricgen apply inventories/prod --rerun-failed --state-dir /shared/fabricgen",
     ],
-    "drift": ["fabricgen drift inventories/prod --hosts hosts.yaml --known-hosts known_hosts"],
-    "verify": ["fabricgen verify inventories/prod --hosts hosts.yaml --only leaf1"],
+    "drift": [
+        "fabricgen drift inventories/prod --hosts hosts.yaml --known-hosts known_hosts",
+        "fabricgen drift inventories/prod --hosts hosts.yaml --format junit > drift.xml",
+    ],
+    "verify": [
+        "fabricgen verify inventories/prod --hosts hosts.yaml --only leaf1",
+        "fabricgen verify inventories/prod --hosts hosts.yaml --format github",
+    ],
     "lab": [
         "sudo fabricgen lab up inventories/lab-frr",
         "sudo fabricgen lab status inventories/lab-frr",

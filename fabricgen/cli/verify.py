@@ -6,13 +6,13 @@ import json
 
 import click
 
-from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, JSON_FORMAT, LIVE_FORMAT, guarded, stdout_console
 from fabricgen.cli.drift import live_options, load_or_exit
 
 
 @click.command()
 @click.argument("inventory", type=click.Path(exists=False))
-@FORMAT
+@LIVE_FORMAT
 @live_options
 @guarded
 def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
@@ -29,6 +29,7 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
     bad = [n for n, r in results.by_device.items() if r.error or (r.value is not None and not r.value.ok)]
     if fmt == "json":
         doc = {
+            "format": JSON_FORMAT,
             "fabric": live.fabric.name,
             "targets": live.targets.origin,
             "ok": not bad,
@@ -43,6 +44,19 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
             },
         }
         click.echo(json.dumps(doc, indent=2))
+    elif fmt == "junit":
+        from fabricgen.report.live import junit_verify
+
+        click.echo(junit_verify(results), nl=False)
+    elif fmt == "github":
+        from fabricgen.report.live import github_verify
+
+        for line in github_verify(results, {n: s.src for n, s in live.fabric.switches.items()}):
+            click.echo(line)
+    elif fmt == "markdown":
+        from fabricgen.report.live import markdown_verify
+
+        click.echo(markdown_verify(live.fabric.name, live.targets.origin, results))
     else:
         out = stdout_console()
         out.print(f"verify: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",
