@@ -207,6 +207,18 @@ def test_three_tier_when_the_spine_radix_is_exhausted() -> None:
             "switch model sn5600 cannot run 1.6T ports (modes: 1x800G, 2x400G, 4x200G, 8x100G)",
         ),
         ({"server": "nope"}, "unknown server model 'nope'"),
+        # spine.count fixed too small: the message names the fixed count (2 × 64 = 128 ports), not the 16 spines
+        # a leaf's uplinks allow; 8 spines would hold 32 × 16 = 512 ports, 16 spines cannot hold 128 × 16 = 2,048
+        (
+            {"units": 4, "spine": {"model": "sn5600", "count": 2}},
+            "32 leaves × 16 uplinks = 512 spine ports exceed what spine.count=2 can hold in a two-tier fabric "
+            "(2 spines × 64 ports of sn5600 = 128); add a `core:` tier, set spine.count: 8 or use a larger spine",
+        ),
+        (
+            {"units": 16, "spine": {"model": "sn5600", "count": 2}},
+            "128 leaves × 16 uplinks = 2048 spine ports exceed what spine.count=2 can hold in a two-tier fabric "
+            "(2 spines × 64 ports of sn5600 = 128); add a `core:` tier or use a larger spine",
+        ),
     ],
 )
 def test_impossible_intents_are_input_errors(change: dict[str, Any], message: str) -> None:
