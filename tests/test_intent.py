@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology.capacity import loads
 from fabricgen.topology.model import Fabric, LinkKind, PortKind
 from fabricgen.topology.resolve import resolve
+from tests.conftest import load_fabric
 
 FOUNDATION = (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS)
 
@@ -207,6 +209,18 @@ def test_three_tier_when_the_spine_radix_is_exhausted() -> None:
             "switch model sn5600 cannot run 1.6T ports (modes: 1x800G, 2x400G, 4x200G, 8x100G)",
         ),
         ({"server": "nope"}, "unknown server model 'nope'"),
+        # spine.count fixed too small: the message names the fixed count (2 × 64 = 128 ports), not the 16 spines
+        # a leaf's uplinks allow; 8 spines would hold 32 × 16 = 512 ports, 16 spines cannot hold 128 × 16 = 2,048
+        (
+            {"units": 4, "spine": {"model": "sn5600", "count": 2}},
+            "32 leaves × 16 uplinks = 512 spine ports exceed what spine.count=2 can hold in a two-tier fabric "
+            "(2 spines × 64 ports of sn5600 = 128); add a `core:` tier, set spine.count: 8 or use a larger spine",
+        ),
+        (
+            {"units": 16, "spine": {"model": "sn5600", "count": 2}},
+            "128 leaves × 16 uplinks = 2048 spine ports exceed what spine.count=2 can hold in a two-tier fabric "
+            "(2 spines × 64 ports of sn5600 = 128); add a `core:` tier or use a larger spine",
+        ),
     ],
 )
 def test_impossible_intents_are_input_errors(change: dict[str, Any], message: str) -> None:
@@ -336,3 +350,16 @@ def test_addresses_follow_the_documented_formula() -> None:
     assert fabric.links[first_up.link].subnet == "10.128.17.0/31"
     assert first_up.address == "10.128.17.1/31"
     assert math.isclose(loads(fabric)[leaf.name].ratio, 1.0)
+
+
+def test_readme_catalog_example_adds_a_model(tmp_path: Path) -> None:
+    """The README's `catalog:` example loads, and its new 32-cage model is what the spines are built from."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Adding or overriding hardware models", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "fabric.yaml").write_text(example, encoding="utf-8")
+    fabric = load_fabric(tmp_path)
+    spines = [s for s in fabric.switches.values() if s.role is Role.SPINE]
+    assert spines and {s.model for s in spines} == {"sn5600-32"}
+    # 8 leaves × 16 uplinks on 32-cage spines: the smallest divisor of 16 that fits is 4 spines
+    assert len(spines) == 4

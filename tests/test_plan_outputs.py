@@ -103,3 +103,36 @@ def test_markdown_fits_a_github_comment_at_100k_gpus(big_plan_markdown: tuple[st
     assert "1,006 more; all of them by kind of change:" in text  # 1,056 changed devices, 50 listed
     assert text.count("<details>") == text.count("</details>")
     assert seconds < 120
+
+
+GROW_TO_THREE_TIERS = """\
+fabric:
+  name: grow
+  oversubscription: {{leaf: 1.0, spine: 1.0}}
+intent:
+  rail_optimized:
+    server: dgx-h100
+    nodes_per_unit: 32
+    units: {units}
+    leaf: {{model: sn5600}}
+    spine: {{model: sn5600}}
+    core: {{model: sn5600}}
+"""
+
+
+def test_a_two_tier_top_reads_dash_like_validate(tmp_path: Path) -> None:
+    """2 units fit two tiers (4 spines, nothing above them); 16 units need 3 (16 spines per pod × 4 pods under
+    32 cores, 1:1 down). The spines' "before" side has no uplinks: "–", not "∞", in text and Markdown."""
+    for name, units in (("before", 2), ("after", 16)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "fabric.yaml").write_text(GROW_TO_THREE_TIERS.format(units=units))
+    pair = [str(tmp_path / "after"), "--base", str(tmp_path / "before"), "--no-configs"]
+    code, out = run(*pair)
+    assert code == 0
+    spine = next(line for line in out.splitlines() if line.startswith("│ spine"))
+    assert spine.split("│")[3:6] == [" – → 1.00:1 ", " – → 1.00:1 ", "          – → 2.00:1 "]
+    assert "∞" not in out
+    code, md = run(*pair, "--format", "markdown")
+    assert code == 0
+    assert "| spine (target 1:1) | 4 → 64 | – → 1.00:1 | – → 1.00:1 | – → 2.00:1 | 0 |" in md
+    assert "∞" not in md

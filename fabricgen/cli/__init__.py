@@ -34,6 +34,17 @@ JSON_FORMAT = 1
 """Version of every JSON document fabricgen prints (``"format": 1``); raised when a field changes meaning or goes
 away (adding a field does not raise it). Documented field by field in docs/json.md."""
 
+
+def json_document(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with ``"format": JSON_FORMAT`` as its first key (a ``format`` already in ``body``, as in a plan
+    whose file format is versioned on its own, keeps its value but moves first)."""
+    return {"format": JSON_FORMAT, **body}
+
+
+def echo_json(body: dict[str, Any], indent: int | None = 2) -> None:
+    """Print one JSON document of a command (see :func:`json_document`)."""
+    click.echo(json.dumps(json_document(body), indent=indent, ensure_ascii=False))
+
 CI_FORMAT = click.option(
     "--format",
     "fmt",

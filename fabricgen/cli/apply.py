@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,13 +13,17 @@ from fabricgen.cli import (
     EXIT_INPUT,
     EXIT_OK,
     FORMAT,
-    JSON_FORMAT,
+    echo_json,
     guarded,
+    json_document,
     stderr_console,
     stdout_console,
 )
 from fabricgen.cli.drift import live_options, load_or_exit
 from fabricgen.cli.gate import allow_findings_option, blocking, summary
+
+if TYPE_CHECKING:
+    from fabricgen.deploy.apply import ApplyReport
 
 
 @click.command()
@@ -99,7 +103,7 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
                     stdout_console().print(f"apply: {live.fabric.name}: nothing to rerun — the last apply left every "
                                            "device at its intended configuration", markup=False)
                 else:
-                    click.echo(json.dumps({"format": JSON_FORMAT, "ok": True, "nothing_to_rerun": True}))
+                    echo_json({"ok": True, "nothing_to_rerun": True})
                 raise SystemExit(EXIT_OK)
             if text:
                 stdout_console().print(
@@ -119,7 +123,7 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
         err.print(f"fabricgen: --revert-in {revert_in} refused, nothing was sent: {exc}", markup=False)
         raise SystemExit(EXIT_INPUT) from None
     if fmt == "json":
-        click.echo(json.dumps(report.as_dict(), indent=2))
+        echo_json(apply_document(report))
     else:
         out = stdout_console()
         for o in report.outcomes.values():
@@ -145,3 +149,8 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     if not report.ok:
         raise SystemExit(EXIT_FINDINGS)
     raise SystemExit(EXIT_CHANGES if detailed_exitcode and report.changed else EXIT_OK)
+
+
+def apply_document(report: ApplyReport) -> dict[str, Any]:
+    """``apply --format json`` (fields in docs/json.md)."""
+    return json_document(report.as_dict())

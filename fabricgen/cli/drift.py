@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -13,14 +12,17 @@ from fabricgen.cli import (
     EXIT_FINDINGS,
     EXIT_INPUT,
     EXIT_OK,
-    JSON_FORMAT,
     LIVE_FORMAT,
+    echo_json,
     guarded,
+    json_document,
     stdout_console,
 )
 
 if TYPE_CHECKING:
+    from fabricgen.deploy.normalize import ConfigDiff
     from fabricgen.deploy.ops import Live
+    from fabricgen.deploy.runner import Results
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,17 +84,7 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
     errors = results.failed
     if fmt == "json":
-        doc = {
-            "format": JSON_FORMAT,
-            "fabric": live.fabric.name,
-            "targets": live.targets.origin,
-            "drifted": drifted,
-            "errors": {n: results.by_device[n].error for n in errors},
-            "devices": {
-                n: (r.value.as_dict() if r.value is not None else None) for n, r in results.by_device.items()
-            },
-        }
-        click.echo(json.dumps(doc, indent=2))
+        echo_json(drift_document(live.fabric.name, live.targets.origin, results))
     elif fmt == "junit":
         from fabricgen.report.live import junit_drift
 
@@ -134,3 +126,15 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     if errors:
         raise SystemExit(EXIT_FINDINGS)
     raise SystemExit(EXIT_CHANGES if drifted else EXIT_OK)
+
+
+def drift_document(fabric: str, targets: str, results: Results[ConfigDiff]) -> dict[str, Any]:
+    """``drift --format json`` (fields in docs/json.md)."""
+    drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
+    return json_document({
+        "fabric": fabric,
+        "targets": targets,
+        "drifted": drifted,
+        "errors": {n: results.by_device[n].error for n in results.failed},
+        "devices": {n: (r.value.as_dict() if r.value is not None else None) for n, r in results.by_device.items()},
+    })

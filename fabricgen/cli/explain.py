@@ -3,12 +3,11 @@ where each value came from (default, platform, override, inventory, computed).""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
-from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, echo_json, guarded, stdout_console
 
 
 def _prios(values: frozenset[int]) -> str:
@@ -152,8 +151,7 @@ def explain(inventory: str, target: str, fmt: str) -> None:
         click.echo(f"{target}: no such cabled switch port or host NIC", err=True)
         raise SystemExit(EXIT_INPUT)
     if fmt == "json":
-        doc = {"target": target, "values": [{"name": n, "value": v, "source": s} for n, v, s in rows]}
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        echo_json({"target": target, "values": [{"name": n, "value": v, "source": s} for n, v, s in rows]})
     else:
         out = stdout_console()
         width = max(len(n) for n, _, _ in rows)

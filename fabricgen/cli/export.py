@@ -5,7 +5,6 @@ a second run writes byte-identical files."""
 from __future__ import annotations
 
 import io
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import click
 from ruamel.yaml import YAML
 
-from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, guarded, stdout_console
+from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, echo_json, guarded, stdout_console
 
 _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 
@@ -117,8 +116,7 @@ def export(kind: str, inventory: str, output: str, dry_run: bool, hosts_file: st
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
     if fmt == "json":
-        doc = {"dry_run": dry_run, "files": [str(out / rel) for rel in files]}
-        click.echo(json.dumps(doc, indent=2))
+        echo_json({"dry_run": dry_run, "files": [str(out / rel) for rel in files]})
     else:
         console = stdout_console()
         for rel, text in files.items():

@@ -6,12 +6,11 @@ agree with the switch side by construction. Writing is deterministic: a second r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from fabricgen.cli import EXIT_OK, FORMAT, guarded, stdout_console, writing
+from fabricgen.cli import EXIT_OK, FORMAT, echo_json, guarded, stdout_console, writing
 
 
 def write_host_files(files: dict[str, dict[str, str]], out_dir: Path) -> list[Path]:
@@ -46,7 +45,7 @@ def hosts(inventory: str, output: str, fmt: str) -> None:
     with writing(output):
         written = write_host_files(host_files(qos.nics, qos.nccl), Path(output))
     if fmt == "json":
-        click.echo(json.dumps({"written": [str(p) for p in written]}, indent=2))
+        echo_json({"written": [str(p) for p in written]})
     else:
         stdout_console().print(f"wrote {len(written)} files for {len(written) // 2} nodes under {output}", markup=False)
     raise SystemExit(EXIT_OK)

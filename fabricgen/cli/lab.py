@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from ipaddress import IPv4Network
 
 import click
 
-from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, guarded, stderr_console, stdout_console
+from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, echo_json, guarded, stderr_console, stdout_console
 
 
 def _fabric(inventory: str):  # type: ignore[no-untyped-def]
@@ -46,8 +45,8 @@ def up(inventory: str, slice_: str | None, mgmt_subnet: str, fmt: str) -> None:
         stderr_console().print(f"fabricgen lab: {exc}", markup=False)
         raise SystemExit(EXIT_FINDINGS) from None
     if fmt == "json":
-        click.echo(json.dumps({"fabric": state.fabric, "switches": state.switches, "cables": len(state.cables),
-                               "client_netns": state.client_netns, "dir": str(state.dir)}, indent=2))
+        echo_json({"fabric": state.fabric, "switches": state.switches, "cables": len(state.cables),
+                   "client_netns": state.client_netns, "dir": str(state.dir)})
     else:
         out = stdout_console()
         out.print(f"lab {state.fabric}: {len(state.switches)} switches, {len(state.cables)} cables, "
@@ -76,7 +75,7 @@ def down(inventory: str, fmt: str) -> None:
         raise SystemExit(EXIT_FINDINGS) from None
     msg = f"lab {fabric.name}: " + ("torn down" if state else "no lab recorded; nothing to do")
     if fmt == "json":
-        click.echo(json.dumps({"fabric": fabric.name, "torn_down": state is not None}))
+        echo_json({"fabric": fabric.name, "torn_down": state is not None}, indent=None)
     else:
         stdout_console().print(msg, markup=False)
     raise SystemExit(EXIT_OK)
@@ -95,14 +94,14 @@ def status(inventory: str, fmt: str) -> None:
     state = load_state(fabric.name)
     if state is None:
         if fmt == "json":
-            click.echo(json.dumps({"fabric": fabric.name, "status": "down"}))
+            echo_json({"fabric": fabric.name, "status": "down"}, indent=None)
         else:
             stdout_console().print(f"lab {fabric.name}: down", markup=False)
         raise SystemExit(EXIT_FINDINGS)
     doc = lab_status(state)
     healthy = all(r["running"] and all(r.get("daemons", {}).values()) for r in doc["switches"].values())
     if fmt == "json":
-        click.echo(json.dumps(doc, indent=2))
+        echo_json(doc)
     else:
         out = stdout_console()
         out.print(f"lab {state.fabric}: {doc['status']}, {len(doc['switches'])} switches, {doc['cables']} cables",

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, guarded, stderr_console, stdout_console
+from fabricgen.cli import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, FORMAT, echo_json, guarded, stderr_console, stdout_console
 from fabricgen.cli.scaling import COLLECTIVES, NIC_EFFICIENCY, NVLINK_EFFICIENCY
 from fabricgen.perf.analyze import ALGORITHM_CHOICES, ExpectedAlgorithm
 
@@ -95,7 +93,7 @@ def analyze(
         doc = analysis.as_dict() if analysis else {"ok": False, "runs": []}
         doc["ok"] = bool(doc["ok"]) and not problems
         doc["problems"] = [p.as_dict() for p in problems]
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        echo_json(doc)
     elif analysis is not None:
         print_analysis(stdout_console(), analysis)
     if problems:

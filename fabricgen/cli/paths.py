@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from fabricgen.cli import EXIT_OK, guarded, stdout_console
+from fabricgen.cli import EXIT_OK, echo_json, guarded, stdout_console
 from fabricgen.perf.model import Assumptions
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
@@ -115,7 +113,7 @@ def paths(
         assumptions=Assumptions(nic_efficiency, nvlink_efficiency),
     )
     if fmt == "json":
-        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+        echo_json(report.as_dict())
     elif fmt == "markdown":
         click.echo(paths_markdown(report), nl=False)
     else:

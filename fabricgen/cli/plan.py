@@ -3,7 +3,6 @@ bought or pushed. Saved with ``-o plan.json`` for ``fabricgen apply``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -13,6 +12,7 @@ from fabricgen.cli import (
     EXIT_FINDINGS,
     EXIT_INPUT,
     EXIT_OK,
+    echo_json,
     guarded,
     stderr_console,
     stdout_console,
@@ -119,7 +119,7 @@ def plan(
         with writing(diagram):
             write_svg(new, diagram, plan=the_plan)
     if fmt == "json":
-        click.echo(json.dumps(the_plan.as_dict(), indent=1, ensure_ascii=False))
+        echo_json(the_plan.as_dict(), indent=1)
     elif fmt == "markdown":
         from fabricgen.plan.markdown import render_markdown
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from fabricgen.cli import EXIT_OK, FORMAT, Fraction, guarded, stdout_console
+from fabricgen.cli import EXIT_OK, FORMAT, Fraction, echo_json, guarded, stdout_console
 from fabricgen.perf.model import Assumptions
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
@@ -71,7 +69,7 @@ def scaling(
 
         table = with_collisions(table, fabric, failures)
     if fmt == "json":
-        click.echo(json.dumps(table.as_dict(), indent=2, ensure_ascii=False))
+        echo_json(table.as_dict())
     else:
         print_scaling(stdout_console(), table)
     raise SystemExit(EXIT_OK)

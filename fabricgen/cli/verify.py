@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import json
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, JSON_FORMAT, LIVE_FORMAT, guarded, stdout_console
+from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, LIVE_FORMAT, echo_json, guarded, json_document, stdout_console
 from fabricgen.cli.drift import live_options, load_or_exit
+
+if TYPE_CHECKING:
+    from fabricgen.deploy.runner import Results
+    from fabricgen.deploy.verify import DeviceVerdict
 
 
 @click.command()
@@ -28,22 +32,7 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
     results = run_verify(live, workers, timeout)
     bad = [n for n, r in results.by_device.items() if r.error or (r.value is not None and not r.value.ok)]
     if fmt == "json":
-        doc = {
-            "format": JSON_FORMAT,
-            "fabric": live.fabric.name,
-            "targets": live.targets.origin,
-            "ok": not bad,
-            "devices": {
-                n: {
-                    "ok": r.value.ok if r.value is not None else False,
-                    "error": r.error,
-                    "checks": [c.as_dict() for c in r.value.checks] if r.value is not None else [],
-                    "notes": r.value.notes if r.value is not None else [],
-                }
-                for n, r in results.by_device.items()
-            },
-        }
-        click.echo(json.dumps(doc, indent=2))
+        echo_json(verify_document(live.fabric.name, live.targets.origin, results))
     elif fmt == "junit":
         from fabricgen.report.live import junit_verify
 
@@ -78,3 +67,21 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
                 out.print(f"    · {note}", markup=False)
         out.print(f"{len(results.by_device) - len(bad)} device(s) ok, {len(bad)} with problems", markup=False)
     raise SystemExit(EXIT_FINDINGS if bad else EXIT_OK)
+
+
+def verify_document(fabric: str, targets: str, results: Results[DeviceVerdict]) -> dict[str, Any]:
+    """``verify --format json`` (fields in docs/json.md): ``ok`` when no device failed or errored."""
+    return json_document({
+        "fabric": fabric,
+        "targets": targets,
+        "ok": not any(r.error or (r.value is not None and not r.value.ok) for r in results.by_device.values()),
+        "devices": {
+            n: {
+                "ok": r.value.ok if r.value is not None else False,
+                "error": r.error,
+                "checks": [c.as_dict() for c in r.value.checks] if r.value is not None else [],
+                "notes": r.value.notes if r.value is not None else [],
+            }
+            for n, r in results.by_device.items()
+        },
+    })

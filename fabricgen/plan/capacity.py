@@ -95,4 +95,5 @@ def capacity_delta(old: Fabric, new: Fabric) -> dict[str, Any]:
 
 
 def _r(x: float | None) -> str:
-    return "∞" if x is None else f"{x:.2f}:1"
+    """``None`` is nothing above (see :func:`_over`): "–", as validate prints it."""
+    return "–" if x is None else f"{x:.2f}:1"

@@ -117,8 +117,9 @@ def tier_rows(plan: Plan) -> list[dict[str, str]]:
 
         def pair(key: str, fmt: str = "n", a: dict[str, Any] = a, b: dict[str, Any] = b) -> str:
             va, vb = a.get(key), b.get(key)
-            if fmt == "r":
-                sa, sb = ratio(va) if a else "–", ratio(vb) if b else "–"
+            if fmt == "r":  # a side with nothing above (a two-tier fabric's spines) reads "–", as in validate
+                sa = ratio(va) if a.get("up_gbps") else "–"
+                sb = ratio(vb) if b.get("up_gbps") else "–"
             else:
                 sa, sb = (f"{va:,}" if va is not None else "–"), (f"{vb:,}" if vb is not None else "–")
             return sb if sa == sb else f"{sa} → {sb}"

@@ -166,6 +166,15 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
     else:
         if intent.core is None:
             need = leaves_planned * uplinks
+            if spines_fixed is not None:  # name the count the user fixed, and whether more spines would do
+                enough = _smallest_divisor(uplinks, spine_logical, leaves_planned)
+                more = f", set spine.count: {enough}" if enough is not None else ""
+                raise IntentError(
+                    f"{leaves_planned} leaves × {uplinks} uplinks = {need} spine ports exceed what spine.count="
+                    f"{spines_fixed} can hold in a two-tier fabric ({spines_fixed} spines × {spine_logical} ports of "
+                    f"{intent.spine.model} = {spines_fixed * spine_logical}); add a `core:` tier{more} "
+                    f"or use a larger spine"
+                )
             raise IntentError(
                 f"{leaves_planned} leaves × {uplinks} uplinks = {need} spine ports exceed what a two-tier "
                 f"fabric of {intent.spine.model} can hold ({uplinks} spines × {spine_logical} ports); "
