@@ -47,6 +47,21 @@ def live_options(fn: F) -> F:
     return fn
 
 
+def emit_report(fmt: str, kind: str, live: Any, results: Any, document: dict[str, Any]) -> None:
+    """Print the ``json``, ``junit``, ``github`` or ``markdown`` report of a drift or verify run (``kind``)."""
+    from fabricgen.report import live as reports
+
+    if fmt == "json":
+        echo_json(document)
+    elif fmt == "junit":
+        click.echo(getattr(reports, f"junit_{kind}")(results), nl=False)
+    elif fmt == "github":
+        for line in getattr(reports, f"github_{kind}")(results, {n: s.src for n, s in live.fabric.switches.items()}):
+            click.echo(line)
+    elif fmt == "markdown":
+        click.echo(getattr(reports, f"markdown_{kind}")(live.fabric.name, live.targets.origin, results))
+
+
 def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
                  use_lab: bool, only: str | None) -> Live:
     from fabricgen.cli import stderr_console
@@ -83,21 +98,8 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     results = run_drift(live, workers, timeout)
     drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
     errors = results.failed
-    if fmt == "json":
-        echo_json(drift_document(live.fabric.name, live.targets.origin, results))
-    elif fmt == "junit":
-        from fabricgen.report.live import junit_drift
-
-        click.echo(junit_drift(results), nl=False)
-    elif fmt == "github":
-        from fabricgen.report.live import github_drift
-
-        for line in github_drift(results, {n: s.src for n, s in live.fabric.switches.items()}):
-            click.echo(line)
-    elif fmt == "markdown":
-        from fabricgen.report.live import markdown_drift
-
-        click.echo(markdown_drift(live.fabric.name, live.targets.origin, results))
+    if fmt != "text":
+        emit_report(fmt, "drift", live, results, drift_document(live.fabric.name, live.targets.origin, results))
     else:
         out = stdout_console()
         out.print(f"drift: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, LIVE_FORMAT, echo_json, guarded, json_document, stdout_console
-from fabricgen.cli.drift import live_options, load_or_exit
+from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, LIVE_FORMAT, guarded, json_document, stdout_console
+from fabricgen.cli.drift import emit_report, live_options, load_or_exit
 
 if TYPE_CHECKING:
     from fabricgen.deploy.runner import Results
@@ -31,21 +31,8 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
     live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
     results = run_verify(live, workers, timeout)
     bad = [n for n, r in results.by_device.items() if r.error or (r.value is not None and not r.value.ok)]
-    if fmt == "json":
-        echo_json(verify_document(live.fabric.name, live.targets.origin, results))
-    elif fmt == "junit":
-        from fabricgen.report.live import junit_verify
-
-        click.echo(junit_verify(results), nl=False)
-    elif fmt == "github":
-        from fabricgen.report.live import github_verify
-
-        for line in github_verify(results, {n: s.src for n, s in live.fabric.switches.items()}):
-            click.echo(line)
-    elif fmt == "markdown":
-        from fabricgen.report.live import markdown_verify
-
-        click.echo(markdown_verify(live.fabric.name, live.targets.origin, results))
+    if fmt != "text":
+        emit_report(fmt, "verify", live, results, verify_document(live.fabric.name, live.targets.origin, results))
     else:
         out = stdout_console()
         out.print(f"verify: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fabricgen.render.platforms import PLATFORMS
+from fabricgen.render.platforms import PLATFORMS, frr_daemons
 from fabricgen.topology.model import Fabric, Switch
 
 FRR_IMAGE = "quay.io/frrouting/frr:8.4.1"
@@ -38,31 +38,7 @@ ANSIBLE_NETWORK_OS: Mapping[str, tuple[str, str]] = {
     "frr": ("frr.frr.frr", "ansible.netcommon.network_cli"),
 }
 
-DAEMONS = """\
-# FRR daemons for a fabricgen switch: BGP (the fabric's routing) and the base daemons.
-bgpd=yes
-ospfd=no
-ospf6d=no
-ripd=no
-ripngd=no
-isisd=no
-pimd=no
-ldpd=no
-nhrpd=no
-eigrpd=no
-babeld=no
-sharpd=no
-pbrd=no
-bfdd=yes
-fabricd=no
-vrrpd=no
-pathd=no
-vtysh_enable=yes
-zebra_options="  -A 127.0.0.1 -s 90000000"
-bgpd_options="   -A 127.0.0.1"
-staticd_options="-A 127.0.0.1"
-bfdd_options="   -A 127.0.0.1"
-"""
+DAEMONS = frr_daemons("FRR daemons for a fabricgen switch: BGP (the fabric's routing) and the base daemons.", bfd=True)
 """``/etc/frr/daemons`` for the containers (the FRR image starts only zebra and staticd by default)."""
 
 

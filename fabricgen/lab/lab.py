@@ -26,6 +26,7 @@ from typing import Any
 
 from fabricgen.lab import machine
 from fabricgen.lab.plan import DEFAULT_MGMT_SUBNET, LabError, LabPlan, build_plan, covered_by_route, ns_prefix
+from fabricgen.render.platforms import frr_daemons
 from fabricgen.topology.model import Fabric
 
 STATE_VERSION = 1
@@ -33,30 +34,7 @@ GC_KEYS = tuple(f"net.{v}.neigh.default.gc_thresh{i}" for v in ("ipv4", "ipv6") 
 GC_RAISED = ("8192", "16384", "32768") * 2
 GC_ABOVE = 16  # switches; above this the shared neighbour tables are raised for the lab's lifetime
 
-FRR_DAEMONS = """\
-# fabricgen lab: zebra, bgpd and staticd; vty on loopback only
-bgpd=yes
-ospfd=no
-ospf6d=no
-ripd=no
-ripngd=no
-isisd=no
-pimd=no
-ldpd=no
-nhrpd=no
-eigrpd=no
-babeld=no
-sharpd=no
-pbrd=no
-bfdd=no
-fabricd=no
-vrrpd=no
-pathd=no
-vtysh_enable=yes
-zebra_options="  -A 127.0.0.1 -s 90000000"
-bgpd_options="   -A 127.0.0.1"
-staticd_options="-A 127.0.0.1"
-"""
+FRR_DAEMONS = frr_daemons("fabricgen lab: zebra, bgpd and staticd; vty on loopback only", bfd=False)
 
 LLDPD_CONF = """\
 # fabricgen lab: fabric ports only (not the management port), fast hellos, interface name as port ID

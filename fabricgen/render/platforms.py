@@ -126,3 +126,22 @@ def platform(name: str) -> Platform:
         return PLATFORMS[name]
     except KeyError:
         raise KeyError(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORMS))}") from None
+
+
+_FRR_OFF = ("ospfd", "ospf6d", "ripd", "ripngd", "isisd", "pimd", "ldpd", "nhrpd", "eigrpd", "babeld", "sharpd", "pbrd")
+
+
+def frr_daemons(comment: str, bfd: bool) -> str:
+    """``/etc/frr/daemons`` for a fabricgen switch running FRR: zebra, bgpd and staticd (and bfdd when ``bfd``),
+    every vty on loopback only.
+
+    >>> frr_daemons("lab", bfd=False).splitlines()[:2]
+    ['# lab', 'bgpd=yes']
+    """
+    lines = [f"# {comment}", "bgpd=yes", *(f"{d}=no" for d in _FRR_OFF), f"bfdd={'yes' if bfd else 'no'}",
+             "fabricd=no", "vrrpd=no", "pathd=no", "vtysh_enable=yes",
+             'zebra_options="  -A 127.0.0.1 -s 90000000"', 'bgpd_options="   -A 127.0.0.1"',
+             'staticd_options="-A 127.0.0.1"']
+    if bfd:
+        lines.append('bfdd_options="   -A 127.0.0.1"')
+    return "\n".join(lines) + "\n"
