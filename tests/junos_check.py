@@ -2,6 +2,8 @@
 packet walk, written from Juniper's documented hierarchy (no Junos parser runs here).
 
 Release targeted: Junos OS Evolved 23.4 on QFX5230/QFX5240 (the AI/ML data center JVD's switches).
+:func:`check` takes the release the configuration was rendered for; a statement :data:`SINCE` dates
+from a later release is reported (the Junos CLI reference's "Release Information" of each statement).
 Every statement fabricgen may render is a row of :data:`GRAMMAR`: a pattern of keywords and typed slots,
 and the Juniper document the statement is taken from. A slot ``<kind:def>`` defines a name of that kind
 (a forwarding class, a scheduler, …), ``<kind:ref>`` uses one; :func:`check` reports every line no row
@@ -17,6 +19,8 @@ import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from fabricgen.inventory.releases import at_least
 
 CLI = "Junos CLI Reference (juniper.net/documentation/us/en/software/junos/cli-reference)"
 TM = "Junos Traffic Management User Guide for QFX (juniper.net/documentation/us/en/software/junos/traffic-mgmt-qfx)"
@@ -103,6 +107,15 @@ GRAMMAR: dict[str, str] = {
         CLI + ": congestion-notification-profile",
     "class-of-service interfaces <if:ref> unit <int> classifiers dscp <classifier:ref>": CLI + ": classifiers",
 }
+
+SINCE: dict[str, tuple[str, str]] = {
+    "class-of-service forwarding-classes class <fc:def> pfc-priority <prio>":
+        ("17.4", CLI + ": pfc-priority, \"Statement introduced in Junos OS Release 17.4R1\""),
+    "class-of-service congestion-notification-profile <cnp:def> input dscp code-point <bits6> pfc":
+        ("17.4", CLI + ": dscp (Input Congestion Notification), \"Statement introduced in Junos OS Release 17.4R1\""),
+}
+"""GRAMMAR pattern → (first release that has it, source). Patterns not listed: no release information was
+found that dates them after 17.4; they are taken as present in every release fabricgen renders for."""
 
 _ENUMS = {
     "proto": {"bgp", "direct", "static", "local", "aggregate"},
@@ -237,10 +250,16 @@ def parse(text: str) -> Parsed:
     return out
 
 
-def check(text: str) -> list[str]:
-    """Every problem of a Junos ``set`` configuration, one line each (empty: it passes)."""
+def check(text: str, release: str = "23.4") -> list[str]:
+    """Every problem of a Junos ``set`` configuration rendered for ``release``, one line each (empty: it
+    passes)."""
     p = parse(text)
     errors = list(p.errors)
+    for s in p.statements:
+        since = SINCE.get(s.pattern)
+        if since is not None and not at_least(release, since[0]):
+            errors.append(f"line {s.line_no}: not in Junos {release} (from {since[0]}; {since[1]}): "
+                          + " ".join(s.words))
     defined = {k: p.defined(k) for k in ("fc", "policy", "sched", "dp", "classifier", "smap", "cnp", "if", "group")}
     for s in p.statements:
         for kind, how, value in s.named:

@@ -202,10 +202,10 @@ def test_unknown_release_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_release_on_a_platform_without_releases_is_an_input_error(tmp_path: Path) -> None:
-    inv = _lab_copy(tmp_path, "  releases: {eos: '4.32'}\n")
+    inv = _lab_copy(tmp_path, "  releases: {frr: '8.4'}\n")
     with pytest.raises(InputError) as info:
         resolve(load_inventory(inv))
-    assert "platform eos has no release setting" in str(info.value.problems[0])
+    assert "platform frr has no release setting" in str(info.value.problems[0])
 
 
 def test_fabric_release_reaches_the_switch() -> None:

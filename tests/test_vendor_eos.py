@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from fabricgen.qos.model import FabricQos
 from fabricgen.render import render_data
 from fabricgen.render.data import build_device
+from fabricgen.topology.model import Fabric
 from tests.conftest import INVENTORIES, require
 from tests.eos_avd import FABRICGEN_ONLY, avd_config, bgp_filters, blocks, walk
 from tests.test_render_common import fabric_as, qos_of
@@ -26,12 +28,8 @@ def _have_pyavd() -> None:
     require(importlib.util.find_spec("pyavd") is not None, "pyavd (the `oracles` extra) is not installed")
 
 
-@pytest.mark.parametrize("inventory", BUNDLED)
-def test_every_eos_switch_matches_avd(inventory: str) -> None:
-    _have_pyavd()
-    path: Path = INVENTORIES / inventory
-    fabric = fabric_as(path, "eos")
-    qos = qos_of(path, "eos")
+def assert_matches_avd(fabric: Fabric, qos: FabricQos) -> None:
+    """Every EOS switch of ``fabric``: fabricgen's configuration, section by section, is what AVD renders."""
     assert fabric.switches
     for name in sorted(fabric.switches):
         data = build_device(fabric, name, qos)
@@ -47,6 +45,13 @@ def test_every_eos_switch_matches_avd(inventory: str) -> None:
             assert ours[header] == lines, f"{name}: {header}\nfabricgen: {ours[header]}\nAVD:       {lines}"
         extra = set(ours) - set(theirs) - {h for h in ours if h.startswith("hostname ")}
         assert extra <= set(FABRICGEN_ONLY), f"{name}: lines AVD does not model: {sorted(extra - set(FABRICGEN_ONLY))}"
+
+
+@pytest.mark.parametrize("inventory", BUNDLED)
+def test_every_eos_switch_matches_avd(inventory: str) -> None:
+    _have_pyavd()
+    path: Path = INVENTORIES / inventory
+    assert_matches_avd(fabric_as(path, "eos"), qos_of(path, "eos"))
 
 
 def test_oracle_catches_a_wrong_queue_keyword_and_a_missing_watchdog() -> None:
