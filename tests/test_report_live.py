@@ -242,3 +242,37 @@ def test_cli_reports_an_unreachable_device_as_error_at_its_definition(
                                      f"title=fabricgen {command}::spine1: not checked: ")
     assert json.loads(outputs["json"])["format"] == JSON_FORMAT
     assert "not-a-real-secret" not in "".join(outputs.values())
+
+
+@pytest.mark.parametrize("command", ["drift", "verify"])
+def test_unreadable_credentials_and_hosts_come_out_in_the_ci_format(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str) -> None:
+    """A credentials file that cannot be read and a hosts file that is not text: exit 3, the one-line error on
+    stderr, and on stdout a JUnit input error / a GitHub ``::error`` annotated on the file at fault."""
+    missing = tmp_path / "nope.yaml"
+    garbled = tmp_path / "hosts.yaml"
+    garbled.write_bytes(b"leaf1: \xff\xfe\n")
+    for option, path, what in (("--credentials", missing, "No such file or directory"),
+                               ("--hosts", garbled, "invalid start byte")):
+        if option == "--hosts":  # credentials from the environment, so that the hosts file is read
+            monkeypatch.setenv("FABRICGEN_USERNAME", "admin")
+            monkeypatch.setenv("FABRICGEN_PASSWORD", "not-used")
+        else:
+            monkeypatch.delenv("FABRICGEN_USERNAME", raising=False)
+        for fmt in ("junit", "github"):
+            with pytest.raises(SystemExit) as info:
+                main([command, str(INVENTORIES / "lab"), "--no-lab", "--format", fmt, option, str(path)])
+            out, err = capsys.readouterr()
+            assert info.value.code == 3
+            assert "Traceback" not in out + err
+            assert err.strip().startswith(f"fabricgen: {path}: ") and what in err
+            if fmt == "github":
+                (line,) = out.splitlines()
+                assert line.startswith(f"::error file={path},title=fabricgen {command}::{option}: {path}: ")
+                assert what in line
+            else:
+                suite = ET.fromstring(out).find("testsuite")
+                assert suite is not None and suite.get("name") == command and suite.get("errors") == "1"
+                error = suite.find("testcase/error")
+                assert error is not None and error.get("type") == "input"
+                assert error.text is not None and error.text.startswith(f"<inventory>: {option}: {path}: ")

@@ -63,7 +63,10 @@ def emit_report(fmt: str, kind: str, live: Any, results: Any, document: dict[str
 
 
 def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
-                 use_lab: bool, only: str | None) -> Live:
+                 use_lab: bool, only: str | None, fmt: str = "text", kind: str = "drift") -> Live:
+    """The live view of ``inventory``; a hosts, credentials or lab problem exits 3 with one line on stderr and,
+    under ``--format junit|github``, the same problem in that format on stdout (the file it is about as the
+    annotation's ``file``)."""
     from fabricgen.cli import stderr_console
     from fabricgen.deploy.credentials import CredentialsError
     from fabricgen.deploy.ops import load_live
@@ -73,6 +76,16 @@ def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, kno
     try:
         return load_live(inventory, hosts, credentials, known_hosts, use_lab, only)
     except (CredentialsError, TargetError, LabError) as exc:
+        if fmt in ("junit", "github"):
+            from fabricgen.errors import Problem
+            from fabricgen.report.ci import _annotation, junit_problems
+
+            option, file = (("--credentials", credentials) if isinstance(exc, CredentialsError)
+                            else ("--hosts", hosts) if isinstance(exc, TargetError) else ("--lab", None))
+            if fmt == "junit":
+                click.echo(junit_problems(kind, [Problem(None, option, str(exc))]), nl=False)
+            else:
+                click.echo(_annotation("error", f"{option}: {exc}", file, None, None, f"fabricgen {kind}"))
         stderr_console().print(f"fabricgen: {exc}", markup=False)
         raise SystemExit(EXIT_INPUT) from None
 
@@ -94,7 +107,7 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     """
     from fabricgen.deploy.ops import run_drift
 
-    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only, fmt, "drift")
     results = run_drift(live, workers, timeout)
     drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
     errors = results.failed

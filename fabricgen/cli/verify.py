@@ -28,7 +28,7 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
     """
     from fabricgen.deploy.ops import run_verify
 
-    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only, fmt, "verify")
     results = run_verify(live, workers, timeout)
     bad = [n for n, r in results.by_device.items() if r.error or (r.value is not None and not r.value.ok)]
     if fmt != "text":

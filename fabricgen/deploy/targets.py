@@ -37,13 +37,20 @@ def as_lab_fabric(fabric: Fabric) -> Fabric:
 
 
 def _load_hosts(path: str) -> dict[str, Any]:
-    text = Path(path).read_text()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TargetError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = json.loads(text)
     except ValueError:
         from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
 
-        data = YAML(typ="safe").load(text)
+        try:
+            data = YAML(typ="safe").load(text)
+        except YAMLError:
+            raise TargetError(f"{path}: not a JSON or YAML mapping") from None
     if not isinstance(data, dict):
         raise TargetError(f"{path}: expected a mapping device → host or {{host, port}}")
     return data
