@@ -262,9 +262,28 @@ def test_lossy_and_lossless_lanes_on_one_class_are_an_error() -> None:
     assert findings[0].src is not None and (findings[0].src.line, findings[0].src.col) == (7, 7)
 
 
+def test_watchdog_forward_is_an_error_where_the_nos_only_drops() -> None:
+    findings = [f for f in qos_findings(DATA / "watchdog-forward") if f.code != "FG-QOS-011"]
+    assert [(f.code, f.subject.split(":")[0]) for f in findings] == [
+        ("FG-QOS-015", "leaf-su001-r0"), ("FG-QOS-015", "spine-01")]
+    assert findings[0].message.startswith(
+        "PFC watchdog action forward (qos.pfc_watchdog.action) is not available on eos 4.32: ")
+    assert " junos 23.4: " in findings[1].message
+    assert all(f.src is not None and (f.src.line, f.src.col) == (16, 3) for f in findings)
+
+
+def test_watchdog_forward_on_sonic_is_no_finding(tmp_path: Path) -> None:
+    d = tmp_path / "wd"
+    shutil.copytree(DATA / "watchdog-forward", d)
+    text = (d / "fabric.yaml").read_text()
+    (d / "fabric.yaml").write_text(text.replace("platform: eos", "platform: sonic").replace("platform: junos",
+                                                                                              "platform: sonic"))
+    assert [f for f in qos_findings(d) if f.code == "FG-QOS-015"] == []
+
+
 def test_every_rule_has_a_broken_example() -> None:
     codes = set()
     for d in DATA.iterdir():
         codes |= {f.code for f in qos_findings(d)}
-    assert codes - {"FG-QOS-011"} == {f"FG-QOS-{i:03d}" for i in range(1, 15)} - {"FG-QOS-011"}  # 011 is info
-    assert len(L.CHECKS) == 14
+    assert codes - {"FG-QOS-011"} == {f"FG-QOS-{i:03d}" for i in range(1, 16)} - {"FG-QOS-011"}  # 011 is info
+    assert len(L.CHECKS) == 15

@@ -20,6 +20,7 @@ FG-QOS-011  (info) cable lengths assumed from fabric.cable_defaults
 FG-QOS-012  PFC only on priorities that carry a lossless lane (never on a lane declared lossy)
 FG-QOS-013  ETS weights of a port sum to at most 100 %, and every ETS lane that carries traffic has one
 FG-QOS-014  lanes that share a traffic class agree on whether it is lossless
+FG-QOS-015  the PFC watchdog's action is one the switch's NOS has (``forward`` only on SONiC)
 =========== ==========================================================================================
 """
 
@@ -621,6 +622,46 @@ def tc_lossiness(fabric: Fabric) -> Iterator[Finding]:
             )
 
 
+WATCHDOG_DROPS_ONLY: Mapping[str, str] = {
+    "eos": "EOS's watchdog actions are drop, errdisable and notify-only (Arista AVD eos_cli_config_gen schema, "
+           "priority_flow_control.watchdog.action)",
+    "junos": "Junos' watchdog mitigation is fixed: the stalled queue is disabled and its packets dropped for the "
+             "recovery time (\"PFC Watchdog\", Junos class of service user guide)",
+    "nxos": "NX-OS drops the outgoing packets of a stalled no-drop queue (\"Configuring Priority Flow Control\", "
+            "Nexus 9000 NX-OS QoS configuration guide 10.2(x))",
+    "nvue": "NVUE has no watchdog action in any release's schema (qos pfc-watchdog: polling-interval and "
+            "robustness only)",
+}
+"""Platforms whose PFC watchdog cannot forward, with the document that says so."""
+
+
+def watchdog_action(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-015: a PFC watchdog action ``forward`` only where the NOS has it; elsewhere the rendered
+    configuration would drop (or be refused) while the inventory says the queue keeps forwarding."""
+    reported: set[tuple[str, str]] = set()
+    for name, sw in compute(fabric).switches.items():
+        platform = fabric.switches[name].platform
+        reason = WATCHDOG_DROPS_ONLY.get(platform)
+        if reason is None:
+            continue
+        for port in sw.ports.values():
+            wd = port.watchdog
+            source = port.sources.get("watchdog", "default")
+            if wd is None or wd.action != "forward" or (platform, source) in reported:
+                continue
+            reported.add((platform, source))
+            release = fabric.switches[name].release
+            yield Finding(
+                "FG-QOS-015",
+                Severity.ERROR,
+                f"{name}:{port.port}",
+                f"PFC watchdog action forward ({source.removeprefix('override:')}.pfc_watchdog.action) is not "
+                f"available on {platform} {release}: {reason}",
+                "use action: drop, or set the action for the platforms that forward only (qos.platforms.sonic)",
+                _layer_pos(fabric, source, "pfc_watchdog"),
+            )
+
+
 CHECKS = (
     trust_mode,
     dscp_map_consistent,
@@ -636,4 +677,5 @@ CHECKS = (
     pfc_only_lossless,
     ets_weights,
     tc_lossiness,
+    watchdog_action,
 )
