@@ -223,9 +223,11 @@ def test_sonic_pushes_config_db_and_frr_conf_with_one_revert_timer_for_both() ->
         ">/dev/null",
         "sudo config replace /tmp/fabricgen/candidate.json",
         "sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/fabricgen-candidate.conf",
-        d._exec.sent[10],
+        "rm -f /tmp/fabricgen/candidate.json /tmp/fabricgen/candidate-frr.conf; "
+        "sudo rm -f /etc/sonic/frr/fabricgen-candidate.conf",  # no candidate is left on the switch
+        d._exec.sent[11],
     ]
-    timer = d._exec.sent[10]
+    timer = d._exec.sent[11]
     assert "sleep 120" in timer and "fabricgen-revert-timer" in timer
     assert ("sudo config rollback fabricgen-rollback && sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload "
             "/etc/frr/fabricgen-rollback.conf && sudo config save -y") in timer.replace("'\"'\"'", "'")

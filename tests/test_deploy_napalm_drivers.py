@@ -44,8 +44,10 @@ def _targets(platform: str, host: str) -> Targets:
 
 
 def _verify(monkeypatch: pytest.MonkeyPatch, problems: list[str]) -> None:
-    """Verification after the commit is tested on its own (test_deploy_units); here it passes or fails."""
+    """Verification after the commit is tested on its own (test_deploy_units); here it passes or fails, and the
+    sessions read before the commit (only an input of that verification) are none."""
     monkeypatch.setattr(apply_mod, "_verify_after_commit", lambda *a, **k: problems)
+    monkeypatch.setattr(apply_mod, "_sessions_up", lambda driver: set())
 
 
 # ----------------------------------------------------------------------------------------------------- EOS
@@ -65,6 +67,7 @@ class RecordedEapi(EapiConnection):  # type: ignore[misc]
     pending: ClassVar[bool] = False
     lost_on: ClassVar[str | None] = None  # this command takes effect, then the connection is gone for good
     dead: ClassVar[bool] = False
+    committed: ClassVar[bool] = False  # the running configuration is the candidate's from the commit on
 
     def __init__(self, host: str | None = None, username: str | None = None, password: str | None = None,
                  timeout: int = 60, **kwargs: Any) -> None:
@@ -94,14 +97,14 @@ class RecordedEapi(EapiConnection):  # type: ignore[misc]
                 text = (DATA / f"eos/show_configuration_sessions_detail_{name}.json").read_text()
                 result.append(json.loads(text.replace("SESSION", RecordedEapi.session)))
             elif cmd == "show running-config sanitized":
-                result.append({"output": EOS_RUNNING})
+                result.append({"output": EOS_CANDIDATE if RecordedEapi.committed else EOS_RUNNING})
             elif cmd.startswith("show session-config named") and cmd.endswith("diffs"):
                 result.append({"output": (DATA / "eos/session_diffs.txt").read_text()})
             elif session and " commit timer " in cmd:
-                RecordedEapi.pending = True
+                RecordedEapi.pending = RecordedEapi.committed = True
                 result.append({"output": ""})
             elif session and (cmd.endswith(" commit") or cmd.endswith(" abort")):
-                RecordedEapi.pending = False
+                RecordedEapi.pending = RecordedEapi.pending and session != RecordedEapi.session
                 result.append({"output": ""})
             else:
                 result.append({"output": ""} if encoding == "text" else {})
@@ -114,6 +117,7 @@ def _eos(monkeypatch: pytest.MonkeyPatch, lost_on: str | None = None) -> Any:
     from napalm.eos.eos import EOSDriver
 
     RecordedEapi.sent, RecordedEapi.pending, RecordedEapi.lost_on, RecordedEapi.dead = [], False, lost_on, False
+    RecordedEapi.committed = False
 
     def make(target: Target, creds: Credentials, **_: Any) -> Any:
         d = EOSDriver(target.host, creds.username, creds.password, optional_args={"transport": RecordedEapi})
@@ -128,12 +132,15 @@ def _eos_run(fabric: Fabric, make: Any, revert_in: int = 120) -> Any:
     return apply_device(fabric, "leaf1", EOS_CANDIDATE, _targets("eos", "192.0.2.11"), {"leaf1"}, set(), opts, 1, make)
 
 
-EOS_LOAD = ["show version", "show running-config sanitized", "show configuration sessions",
+EOS_LOAD = ["show version",
+            "show configuration sessions detail", "show version",  # has_pending_commit: none left by an earlier run
+            "show running-config sanitized", "show configuration sessions",
             "configure session fabricgen_1", "rollback clean-config", "hostname leaf1", "interface Ethernet1/1",
             "tx-queue 3", "random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes "
             "max-mark-probability 100", "end", "show session-config named fabricgen_1 diffs"]
 EOS_COMMIT = ["show configuration sessions detail", "show version",  # has_pending_commit: none yet
               "copy startup-config flash:rollback-0", "configure session fabricgen_1 commit timer 00:02:00"]
+EOS_AFTER = ["show running-config sanitized"]  # the commit must have produced the intended configuration
 
 
 def test_eos_apply_commits_with_a_session_timer_and_confirms(fabric: Fabric, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,7 +149,7 @@ def test_eos_apply_commits_with_a_session_timer_and_confirms(fabric: Fabric, mon
     assert out.status == "applied", out.message
     assert "random-detect ecn minimum-threshold 150000" in out.diff
     assert RecordedEapi.sent == [
-        *EOS_LOAD, *EOS_COMMIT,
+        *EOS_LOAD, *EOS_COMMIT, *EOS_AFTER,
         "show configuration sessions detail", "show version",  # confirm: the session must be pending
         "configure session fabricgen_1 commit", "write memory",
         "show configuration sessions detail", "show version",  # and no longer is
@@ -154,7 +161,7 @@ def test_eos_failed_verification_aborts_the_pending_session(fabric: Fabric, monk
     out = _eos_run(fabric, _eos(monkeypatch))
     assert out.status == "rolled-back"
     assert RecordedEapi.sent == [
-        *EOS_LOAD, *EOS_COMMIT,
+        *EOS_LOAD, *EOS_COMMIT, *EOS_AFTER,
         "show configuration sessions detail", "show version",
         "configure session fabricgen_1 abort", "write memory",
         "show configuration sessions detail", "show version",
@@ -199,7 +206,9 @@ class RecordedNetmiko:
     def send_command(self, command: str, **kwargs: Any) -> str:
         self.sent.append(command)
         if command == "show running-config":
-            return "!Command: show running-config\nhostname leaf1\ninterface Ethernet1/1/1\n  mtu 1500\n"
+            replaced = "rollback running-config file candidate_config.txt" in self.sent
+            return "!Command: show running-config\n" + (NXOS_CANDIDATE if replaced else NXOS_CANDIDATE.replace(
+                "mtu 9216", "mtu 1500"))
         if command.startswith("show diff rollback-patch"):
             return (DATA / "nxos/show_diff_rollback_patch.txt").read_text()
         if command.startswith("dir "):
@@ -260,7 +269,7 @@ def test_nxos_without_timer_checkpoints_commits_and_rolls_back_to_the_checkpoint
     assert out.status == "rolled-back", out.message
     assert "mtu 9216" in out.diff
     assert RecordedNetmiko.sent == [
-        *NXOS_LOAD, *NXOS_COMMIT,
+        *NXOS_LOAD, *NXOS_COMMIT, "show running-config",
         "dir rollback_config.txt",
         "terminal dont-ask", "rollback running-config file rollback_config.txt", "no terminal dont-ask",
         "copy running-config startup-config",
@@ -275,7 +284,7 @@ def test_nxos_without_timer_applied_sends_no_confirm_and_no_rollback(
     out = apply_device(fabric, "leaf1", NXOS_CANDIDATE, _targets("nxos", "192.0.2.12"), {"leaf1"}, set(), opts, 1,
                        _nxos(monkeypatch))
     assert out.status == "applied", out.message
-    assert RecordedNetmiko.sent == [*NXOS_LOAD, *NXOS_COMMIT]
+    assert RecordedNetmiko.sent == [*NXOS_LOAD, *NXOS_COMMIT, "show running-config"]
 
 
 # ---------------------------------------------------------------------------------------------------- Junos
@@ -289,6 +298,7 @@ class RecordedNetconf:
         self.pending = False
         self.lost_at_commit = lost_at_commit
         self.dead = False
+        self.committed = False
 
     def __call__(self, rpc: Any, filter_xml: Any = None, **kwargs: Any) -> Any:
         """The reply as ncclient hands it to PyEZ: parsed, namespaces removed by the Junos device handler."""
@@ -313,6 +323,9 @@ class RecordedNetconf:
                 name = "compare.xml"
             else:
                 text = (DATA / "junos/running_leaf1.conf").read_text().replace("&", "&amp;").replace("<", "&lt;")
+                if self.committed:  # the candidate's scheduler from the commit on
+                    text = text.replace("protocol any drop-profile DP-ECN_150000_1500000_100;",
+                                        "protocol any drop-profile DP-OLD;")
                 return f"<rpc-reply><configuration-text>{text}</configuration-text></rpc-reply>"
         elif tag == "load-configuration":
             name = "load_success.xml"
@@ -321,6 +334,7 @@ class RecordedNetconf:
                 self.pending, self.dead = True, True
                 raise ConnectionResetError("NETCONF session closed")
             self.pending = rpc.find("confirmed") is not None
+            self.committed = True
             name = "commit_success.xml"
         elif tag == "get-commit-revision-information":
             name = "commit_revision_pending.xml" if self.pending else "commit_revision_confirmed.xml"
@@ -375,18 +389,20 @@ def test_junos_replace_loads_set_lines_after_a_delete_and_commits_confirmed_in_w
                        _junos(netconf))
     assert out.status == "applied", out.message
     assert _junos_tags(netconf) == [
+        "get-commit-revision-information",  # has_pending_commit: no commit confirmed left by an earlier run
         "get-configuration",  # sanitized running, compared as drift compares
         "lock-configuration", "load-configuration", "get-configuration",  # load, show | compare
         "commit-configuration", "unlock-configuration",  # commit confirmed
+        "get-configuration",  # the commit produced the intended configuration
         "commit-configuration",  # confirm
         "get-commit-revision-information",  # the timer is gone (the last commit has no "commit confirmed" comment)
     ]
-    load = etree.fromstring(netconf.sent[2])
+    load = etree.fromstring(netconf.sent[3])
     assert load.get("action") == "set" and load.get("format") == "text"
     assert load.findtext("configuration-set").startswith("delete\nset system host-name leaf1\n")
-    commit = etree.fromstring(netconf.sent[4])
+    commit = etree.fromstring(netconf.sent[5])
     assert commit.find("confirmed") is not None and commit.findtext("confirm-timeout") == "2"
-    assert etree.fromstring(netconf.sent[6]).find("confirmed") is None
+    assert etree.fromstring(netconf.sent[8]).find("confirmed") is None
 
 
 def test_junos_failed_verification_rolls_back_one_and_commits(fabric: Fabric, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -395,7 +411,7 @@ def test_junos_failed_verification_rolls_back_one_and_commits(fabric: Fabric, mo
     out = apply_device(fabric, "leaf1", JUNOS_CANDIDATE, _targets("junos", "192.0.2.13"), {"leaf1"}, set(),
                        ApplyOptions(revert_in=120, settle=0), 1, _junos(netconf))
     assert out.status == "rolled-back"
-    tail = netconf.sent[6:]
+    tail = netconf.sent[8:]
     assert etree.fromstring(tail[0]).tag == "load-configuration" and etree.fromstring(tail[0]).get("rollback") == "1"
     assert etree.fromstring(tail[1]).tag == "commit-configuration"
 
@@ -493,3 +509,43 @@ def test_junos_load_error_fails_before_any_commit(fabric: Fabric, monkeypatch: p
     assert out.status == "failed" and "syntax error" in out.message and "interpolatee" in out.message
     assert "commit-configuration" not in _junos_tags(netconf)
     assert '<load-configuration compare="rollback" rollback="0"/>' in netconf.sent  # the candidate is discarded
+
+
+# ------------------------------------------------------------------------------- a commit left pending earlier
+
+
+def test_eos_pending_session_of_an_interrupted_apply_is_reported_pending_and_nothing_is_loaded(
+    fabric: Fabric, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _verify(monkeypatch, [])
+    make = _eos(monkeypatch)
+
+    def earlier(target: Target, creds: Credentials, **kw: Any) -> Any:
+        d = make(target, creds, **kw)
+        RecordedEapi.session = "fabricgen_0"  # the pending session is the interrupted run's, not this driver's
+        return d
+
+    RecordedEapi.pending = True  # `show configuration sessions detail` lists a session with a commit timer
+    out = _eos_run(fabric, earlier)
+    assert out.status == "pending", out.message
+    assert "a commit-confirm is pending on the device" in out.message
+    assert "EOS's configure-session commit timer expires" in out.message
+    assert RecordedEapi.sent == [
+        "show version", "show configuration sessions detail", "show version",
+        "configure session fabricgen_1 abort",  # NAPALM's close() discards its own (empty) session only
+    ]
+    assert RecordedEapi.pending  # the interrupted run's session is left to its timer
+
+
+def test_junos_commit_confirmed_of_an_interrupted_apply_is_reported_pending(
+    fabric: Fabric, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _verify(monkeypatch, [])
+    netconf = RecordedNetconf()
+    netconf.pending = True  # the last commit's comment: "commit confirmed, rollback in 2mins"
+    out = apply_device(fabric, "leaf1", JUNOS_CANDIDATE, _targets("junos", "192.0.2.13"), {"leaf1"}, set(),
+                       ApplyOptions(revert_in=120, settle=0), 1, _junos(netconf))
+    assert out.status == "pending", out.message
+    assert "Junos rolls back to the previous commit" in out.message
+    # NAPALM reads the commit revision and the system clock to see the timer is still running; nothing else
+    assert _junos_tags(netconf) == ["get-commit-revision-information", "get-system-uptime-information"]

@@ -193,6 +193,7 @@ class ScriptedDriver:
     def __init__(self, name: str, script: dict[str, str], fabric: Fabric) -> None:
         self.name, self.script, self.fabric = name, script, fabric
         self.pending = False
+        self.committed = False
 
     def open(self) -> None:
         self.log.append((self.name, "open"))
@@ -204,7 +205,9 @@ class ScriptedDriver:
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False) -> dict[str, str]:
         assert sanitized, "apply reads sanitized configurations only"
-        running = f"hostname {self.name}\n" if self.script.get(self.name) == "unchanged" else "hostname old\n"
+        at_intent = self.script.get(self.name) == "unchanged" or (
+            self.committed and self.script.get(self.name) != "reload-repairs-badly")
+        running = f"hostname {self.name}\n" if at_intent else "hostname old\n"
         return {"running": running, "candidate": "", "startup": ""}
 
     def load_replace_candidate(self, config: str | None = None, filename: str | None = None) -> None:
@@ -221,12 +224,14 @@ class ScriptedDriver:
         self.log.append((self.name, "commit"))
         if self.script.get(self.name) == "commit-rejected":
             raise RuntimeError("commit failed: configuration check-out failed")
-        self.pending = True
+        self.pending = self.committed = True
         if self.script.get(self.name) in ("lost", "lost-silent"):
             raise OSError("socket closed")
 
     def has_pending_commit(self) -> bool:
-        if self.script.get(self.name) == "lost-silent":
+        if self.script.get(self.name) == "left-pending":
+            return True
+        if self.script.get(self.name) == "lost-silent" and self.committed:
             raise OSError("socket closed")
         return self.pending
 
@@ -245,10 +250,18 @@ class ScriptedDriver:
         from fabricgen.deploy.verify import expected_sessions
 
         peers = {
-            addr: {"remote_as": 1 if self.script.get(self.name) == "bad-asn" else asn, "is_up": True}
+            addr: {"remote_as": 1 if self.script.get(self.name) == "bad-asn" else asn, "is_up": True, "uptime": 0}
             for addr, (_, asn) in expected_sessions(self.fabric, self.name, set(self.fabric.switches)).items()
         }
         return {"global": {"router_id": "", "peers": peers}}
+
+    def get_facts(self) -> dict[str, Any]:
+        self.log.append((self.name, "facts"))
+        return {"hostname": self.script.get(f"{self.name}.hostname", self.name), "serial_number": ""}
+
+    def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        return {p.name: [{"hostname": str(p.peer_device), "port": str(p.peer_port)}]
+                for p in self.fabric.switches[self.name].ports if p.peer_device in self.fabric.switches}
 
     def get_interfaces(self) -> dict[str, Any]:
         return {
@@ -386,3 +399,96 @@ def test_a_connection_error_keeps_every_line_of_its_reason() -> None:
     assert "\n" not in text and text.endswith("does not match: got 'AAAAC3', expected 'AAAAB3'")
     assert text.startswith("Authentication to device failed. | Common causes")
     assert error_line(ConnectionError("x" * 1000)).endswith("…") and len(error_line(ConnectionError("x" * 1000))) == 400
+
+
+def test_swapped_hosts_are_refused_before_anything_is_loaded_anywhere(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {"spine1.hostname": "spine2", "spine2.hostname": "spine1"})
+    s = report.by_status()
+    assert sorted(s["wrong-device"]) == ["spine1", "spine2"] and not report.ok
+    assert report.outcomes["spine1"].message == (
+        "the device at this address is spine2 (hostname), not spine1; nothing was loaded")
+    assert sorted(s["not-touched"]) == ["leaf1", "leaf2", "leaf3", "leaf4"]
+    assert {step for _, step in ScriptedDriver.log} == {"open", "facts"}  # nothing loaded anywhere
+    from fabricgen.deploy.apply import last_report
+
+    saved = last_report(tmp_path)
+    assert saved is not None and saved["outcomes"]["spine1"]["status"] == "wrong-device"
+
+
+def test_a_pending_commit_is_reported_pending_never_unchanged(labfrr: Fabric, tmp_path: Path) -> None:
+    assert _run(labfrr, tmp_path, {}).ok  # last-apply.json: every device at intent
+    script = {**dict.fromkeys(labfrr.switches, "unchanged"), "spine1": "left-pending"}
+    report = _run(labfrr, tmp_path, script)
+    o = report.outcomes["spine1"]
+    assert o.status == "pending" and not report.ok and report.stopped_after_wave == 1
+    assert "a commit-confirm is pending on the device" in o.message
+    assert ("spine1", "load") not in ScriptedDriver.log
+    from fabricgen.deploy.apply import last_report
+
+    saved = last_report(tmp_path)
+    assert saved is not None and saved["outcomes"]["spine1"]["status"] == "pending"  # not at intent
+
+
+def test_a_commit_that_leaves_a_difference_is_rolled_back(labfrr: Fabric, tmp_path: Path) -> None:
+    report = _run(labfrr, tmp_path, {"spine1": "reload-repairs-badly"})
+    o = report.outcomes["spine1"]
+    assert o.status == "rolled-back" and ("spine1", "rollback") in ScriptedDriver.log
+    assert "the running configuration still differs from intent after the commit: - hostname spine1" in o.message
+    assert ("spine1", "confirm") not in ScriptedDriver.log
+
+
+def test_the_canary_is_checked_again_after_each_later_wave(
+    labfrr: Fabric, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+
+    def lldp(self: ScriptedDriver) -> dict[str, list[dict[str, str]]]:
+        calls.append(self.name)
+        sees = self.name == "spine1" and calls.count("spine1") > 1  # fine at its own commit, not afterwards
+        return {p.name: [{"hostname": "leaf9" if sees else str(p.peer_device), "port": str(p.peer_port)}]
+                for p in self.fabric.switches[self.name].ports if p.peer_device in self.fabric.switches}
+
+    monkeypatch.setattr(ScriptedDriver, "get_lldp_neighbors", lldp)
+    report = _run(labfrr, tmp_path, {})
+    o = report.outcomes["spine1"]
+    assert o.status == "broken-later" and report.stopped_after_wave == 2 and not report.ok
+    assert o.message.startswith("applied and confirmed in wave 1, but after wave 2: lldp ")
+    assert "sees leaf9:" in o.message
+    assert sorted(report.by_status()["not-touched"]) == ["leaf2", "leaf3", "leaf4"]
+
+
+def test_new_state_refuses_a_session_older_than_the_commit_until_a_hold_time_passed(labfrr: Fabric) -> None:
+    from fabricgen.deploy.verify import check_new_state, expected_sessions
+
+    want = expected_sessions(labfrr, "leaf1", {"leaf1", "spine1"})
+    bgp = {"global": {"peers": {a: {"remote_as": asn, "is_up": True, "uptime": 600} for a, (_, asn) in want.items()}}}
+    lldp = {p.name: [{"hostname": "spine1", "port": str(p.peer_port)}]
+            for p in labfrr.switches["leaf1"].ports if p.peer_device == "spine1"}
+    ifaces = {p.name: {"is_up": True, "is_enabled": True, "mtu": 9216, "speed": -1.0}
+              for p in labfrr.switches["leaf1"].ports}
+    kw = {"require_up": set(), "up_before": set(want), "hold": 9.0}
+    early = check_new_state(labfrr, "leaf1", {"leaf1", "spine1"}, bgp, lldp, ifaces, since_commit=3.0, **kw)
+    assert [c.detail for c in early if c.kind == "bgp"] == [
+        "Established since before the commit (600 s) and not yet for a hold time (9 s) after it"] * len(want)
+    later = check_new_state(labfrr, "leaf1", {"leaf1", "spine1"}, bgp, lldp, ifaces, since_commit=9.5, **kw)
+    assert all(c.ok for c in later)
+    fresh = {"global": {"peers": {a: {**p, "uptime": 2} for a, p in bgp["global"]["peers"].items()}}}
+    now = check_new_state(labfrr, "leaf1", {"leaf1", "spine1"}, fresh, lldp, ifaces, since_commit=3.0, **kw)
+    assert all(c.ok for c in now) and {c.detail for c in now if c.kind == "bgp"} == {
+        "Established (came up after the commit)"}
+
+
+def test_identity_compares_hostname_and_the_serial_the_inventory_records(tmp_path: Path) -> None:
+    from fabricgen.deploy.apply import check_identity
+
+    text = (INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace(
+        "platform: frr, id: 1, unit: 1}", "platform: frr, id: 1, unit: 1, serial: MT2330X01234}")
+    (tmp_path / "fabric.yaml").write_text(text)
+    fabric = load_fabric(tmp_path)
+    assert fabric.switches["leaf1"].serial == "MT2330X01234" and fabric.switches["leaf2"].serial == ""
+    assert check_identity(fabric, "leaf1", {"hostname": "leaf1.dc1.example", "serial_number": "MT2330X01234"}) == ""
+    assert check_identity(fabric, "leaf1", {"hostname": "leaf1", "serial_number": "MT2330X09999"}) == (
+        "the device at this address has serial MT2330X09999, the inventory says leaf1 has MT2330X01234")
+    assert check_identity(fabric, "leaf2", {"hostname": "leaf2", "serial_number": "anything"}) == ""
+    assert check_identity(fabric, "leaf2", {"hostname": "leaf3", "serial_number": ""}) == (
+        "the device at this address is leaf3 (hostname), not leaf2")

@@ -359,3 +359,166 @@ def test_plan_live_diffs_the_running_config_of_the_plans_devices(
         report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
                        Path(os.environ["FABRICGEN_STATE_DIR"]), only=["spine1"])
         assert report.by_status() == {"applied": ["spine1"]}
+
+
+# ------------------------------------------------------------- a rollout cannot claim success on a broken fabric
+
+
+def _variant(inventory: Path, tmp_path: Path, old: str, new: str) -> Path:
+    """The lab's inventory with one edit, under the same fabric name (so the running lab is its target)."""
+    text = (inventory / "fabric.yaml").read_text()
+    assert old in text
+    d = tmp_path / "variant"
+    d.mkdir()
+    (d / "fabric.yaml").write_text(text.replace(old, new))
+    return d
+
+
+def _wait_verified(live: Live, seconds: float = 40.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        results = run_verify(live)
+        if all(r.value is not None and r.value.ok for r in results.by_device.values()):
+            return
+        assert time.monotonic() < deadline, {n: [c.as_dict() for c in r.value.failures] if r.value else r.error
+                                             for n, r in results.by_device.items()}
+        time.sleep(1.0)
+
+
+def test_apply_only_one_spine_still_verifies_its_sessions_with_the_leaves(
+    converged: Live, lab: labmod.LabState, inventory: Path, tmp_path: Path
+) -> None:
+    """A wrong spine ASN pushed with --only: the leaves (not selected) refuse the sessions; rolled back, exit 1."""
+    bad = _variant(inventory, tmp_path, "{name: spine2, role: spine, model: sn5600, platform: frr, id: 2}",
+                   "{name: spine2, role: spine, model: sn5600, platform: frr, id: 2, asn: 4200000999}")
+    before = running(lab, "spine2")
+    proc = fabricgen("apply", str(bad), "--only", "spine2", "--revert-in", "60", "--settle", "15",
+                     "--format", "json")
+    report = json.loads(proc.stdout or "{}")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert report["summary"] == {"rolled-back": ["spine2"]}, report
+    message = report["outcomes"]["spine2"]["message"]
+    assert message.startswith("verification failed: bgp ") and "(leaf1, AS 4200100001): not Established" in message
+    assert running(lab, "spine2") == before
+    _wait_verified(converged)
+
+
+def test_verify_only_one_leaf_checks_its_sessions_with_peers_outside_the_selection(
+    converged: Live, lab: labmod.LabState, inventory: Path
+) -> None:
+    from fabricgen.deploy.verify import expected_sessions
+
+    shut = {s: sorted(expected_sessions(converged.fabric, s, {"leaf4"})) for s in ("spine1", "spine2")}
+    for spine, addrs in shut.items():
+        vtysh(lab, spine, "configure terminal", "router bgp 4200000100", *(f"neighbor {a} shutdown" for a in addrs))
+    try:
+        proc = fabricgen("verify", str(inventory), "--only", "leaf4")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "leaf4: 4 problem(s) — 4 BGP sessions, 4 LLDP neighbours, 4 interfaces" in proc.stdout
+        assert proc.stdout.count("not Established") == 4
+        assert f"verify: {FABRIC}: 1 device(s)" in proc.stdout  # leaf4 only, checked against its peers
+    finally:
+        for spine, addrs in shut.items():
+            vtysh(lab, spine, "configure terminal", "router bgp 4200000100",
+                  *(f"no neighbor {a} shutdown" for a in addrs))
+    _wait_verified(converged)
+
+
+def test_a_miscabled_plan_is_caught_by_lldp_and_rolled_back(
+    converged: Live, lab: labmod.LabState, inventory: Path, tmp_path: Path
+) -> None:
+    """The plan says leaf3:swp33 goes to spine1:swp6 and swp35 to spine1:swp5; the lab is cabled the other way."""
+    from fabricgen.deploy.targets import as_lab_fabric
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.topology.resolve import resolve
+
+    text = (inventory / "fabric.yaml").read_text()
+    swapped = text.replace("{a: leaf3:swp33, b: spine1:swp5,", "{a: leaf3:swp33, b: spine1:swpX,").replace(
+        "{a: leaf3:swp35, b: spine1:swp6,", "{a: leaf3:swp35, b: spine1:swp5,").replace("spine1:swpX", "spine1:swp6")
+    variant = _variant(inventory, tmp_path, text, swapped)
+    fabric = as_lab_fabric(resolve(load_inventory(variant)))
+    before = running(lab, "leaf3")
+    report = apply(fabric, intended_configs(fabric), converged.targets, opts(settle=20.0),
+                   Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf3"])
+    o = report.outcomes["leaf3"]
+    assert o.status == "rolled-back", report.as_dict()
+    assert "lldp swp33 → spine1:swp6: sees spine1:swp5" in o.message
+    assert running(lab, "leaf3") == before
+    _wait_verified(converged)
+
+
+def test_swapped_hosts_are_refused_before_anything_is_loaded(converged: Live, lab: labmod.LabState) -> None:
+    from dataclasses import replace
+
+    t = converged.targets.targets
+    swapped = replace(converged.targets, targets={
+        **t, "spine1": replace(t["spine1"], host=t["spine2"].host),
+        "spine2": replace(t["spine2"], host=t["spine1"].host)})
+    configs = {n: c.replace("log syslog informational", "log syslog warnings")
+               for n, c in intended_configs(converged.fabric).items()}
+    before = {n: running(lab, n) for n in lab.switches}
+    report = apply(converged.fabric, configs, swapped, opts(), Path(os.environ["FABRICGEN_STATE_DIR"]))
+    s = report.by_status()
+    assert sorted(s["wrong-device"]) == ["spine1", "spine2"] and not report.ok, report.as_dict()
+    assert report.outcomes["spine1"].message == (
+        "the device at this address is spine2 (hostname), not spine1; nothing was loaded")
+    assert sorted(s["not-touched"]) == ["leaf1", "leaf2", "leaf3", "leaf4"]
+    assert {n: running(lab, n) for n in lab.switches} == before
+
+
+def test_a_commit_left_pending_by_an_interrupted_apply_is_reported_pending(
+    converged: Live, lab: labmod.LabState, inventory: Path
+) -> None:
+    """leaf2 drifted by hand; an apply is killed after its commit (inside the revert window): the device runs
+    the intended config but will revert. The next apply says `pending` (not `unchanged`) and records it."""
+    from fabricgen.deploy.session import make_driver
+
+    vtysh(lab, "leaf2", "configure terminal", "log syslog warnings")
+    drifted = running(lab, "leaf2")
+    driver = make_driver(converged.targets.targets["leaf2"], converged.targets.credentials)
+    driver.open()
+    try:
+        driver.load_replace_candidate(config=intended_configs(converged.fabric, ["leaf2"])["leaf2"])
+        driver.commit_config(revert_in=60)  # … and the apply is killed here: nothing confirms
+        assert driver.has_pending_commit()
+        assert labmod.switch_exec(lab, "leaf2", ["ls", "/etc/frr/fabricgen"]).split().count("candidate.conf") == 0
+        proc = fabricgen("apply", str(inventory), "--only", "leaf2", "--format", "json")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        report = json.loads(proc.stdout)
+        assert report["summary"] == {"pending": ["leaf2"]}
+        assert "a commit-confirm is pending on the device" in report["outcomes"]["leaf2"]["message"]
+        saved = json.loads((state_dir(FABRIC) / "last-apply.json").read_text())  # where `apply` keeps it
+        assert saved["outcomes"]["leaf2"]["status"] == "pending"
+        driver.rollback()  # what the timer would do, now
+    finally:
+        driver.close()
+    assert running(lab, "leaf2") == drifted
+    report2 = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                    Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf2"])
+    assert report2.by_status() == {"applied": ["leaf2"]}
+    assert "log syslog warnings" not in running(lab, "leaf2")
+
+
+def test_a_drift_the_reload_repairs_badly_is_rolled_back_not_applied(
+    converged: Live, lab: labmod.LabState
+) -> None:
+    """`no bgp default ipv4-unicast` made by hand: frr-reload.py's repair leaves the running config different
+    from intent (the neighbours' ipv4 activation); apply compares again after the commit and rolls back."""
+    vtysh(lab, "leaf1", "configure terminal", "router bgp 4200100001", "no bgp default ipv4-unicast")
+    drifted = running(lab, "leaf1")
+    try:
+        report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf1"])
+        o = report.outcomes["leaf1"]
+        assert o.status == "rolled-back", report.as_dict()
+        assert "the running configuration still differs from intent after the commit" in o.message
+        assert running(lab, "leaf1") == drifted
+        assert "candidate.conf" not in labmod.switch_exec(lab, "leaf1", ["ls", "/etc/frr/fabricgen"]).split()
+    finally:  # start BGP afresh from intent
+        vtysh(lab, "leaf1", "configure terminal", "no router bgp 4200100001")
+        report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf1"])
+        assert report.by_status() == {"applied": ["leaf1"]}, report.as_dict()
+    _wait_verified(converged)

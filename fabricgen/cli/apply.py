@@ -36,7 +36,8 @@ if TYPE_CHECKING:
               help="Commit-confirm timer: seconds until an unconfirmed device reverts by itself (Junos: rounded up "
                    "to whole minutes). 0: commit without a timer (required for NX-OS, which has none).")
 @click.option("--settle", type=click.FloatRange(0, 600), default=45.0, show_default=True,
-              help="Seconds to wait for BGP sessions after a commit before verification fails.")
+              help="Seconds to wait for BGP sessions after a commit before verification fails (never less than the "
+                   "platform's BGP hold time + 5 s).")
 @click.option("--dry-run", is_flag=True, help="Show per-device diffs; change nothing.")
 @click.option("--rerun-failed", is_flag=True, help="Only devices the last apply did not leave at the intended config.")
 @click.option("--state-dir", type=click.Path(file_okay=False), help="Lock and last report (default per fabric).")
@@ -49,6 +50,13 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
           allow_findings: frozenset[str]) -> None:
     """Push rendered configurations of PLAN_OR_INVENTORY to live switches: canary first, then waves; per device
     load, compare (skip when unchanged), commit with a revert timer, verify, confirm — or roll back.
+
+    Every device is identified (hostname, and serial when the inventory records one) before anything is
+    loaded anywhere; a commit-confirm left pending by an interrupted apply is reported `pending` and nothing is
+    loaded. After a commit the running config must equal intent and the new state must be proven (sessions up
+    since the commit or for a hold time after it, right peer address and ASN, LLDP as cabled) before the
+    confirm; the canary and the previous wave are checked again after each wave. --only narrows what is pushed,
+    never what is verified: the selected devices' sessions and LLDP with every other switch are checked.
 
     A fabric with error findings (as `fabricgen validate` reports them) is refused before any device is
     contacted, unless --allow-findings names every rule that fails. A failure stops further waves; the report
@@ -98,6 +106,8 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
             if lock.note:
                 err.print(f"note: {lock.note}", markup=False)
             subset = rerun_devices(directory, configs) if rerun_failed else None
+            if subset is None and only:
+                subset = list(configs)  # --only narrows what is pushed; the selection is verified against all
             if subset == []:
                 if text:
                     stdout_console().print(f"apply: {live.fabric.name}: nothing to rerun — the last apply left every "
@@ -115,7 +125,8 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
                     stdout_console().print(f"wave {i}{' (canary)' if i == 1 and canary else ''}: {', '.join(names)}",
                                            markup=False)
 
-            report = run_apply(live.fabric, configs, live.targets, opts, directory, only=subset, on_wave=on_wave)
+            report = run_apply(live.fabric, configs, live.everything or live.targets, opts, directory, only=subset,
+                               on_wave=on_wave)
     except LockError as exc:
         err.print(f"fabricgen: {exc}", markup=False)
         raise SystemExit(EXIT_FINDINGS) from None
@@ -135,7 +146,7 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
         groups = report.by_status()
         out.print("at the new config: " + (", ".join(sorted(groups.get("applied", []))) or "none"), markup=False)
         for status in ("unchanged", "would-change", "rolled-back", "reverting", "left-changed", "unknown", "refused",
-                       "failed", "unreachable", "not-touched"):
+                       "wrong-device", "pending", "broken-later", "failed", "unreachable", "not-touched"):
             if groups.get(status):
                 out.print(f"{status}: {', '.join(sorted(groups[status]))}", markup=False)
         if groups.get("refused"):

@@ -4,21 +4,37 @@ Before any device is contacted: every platform must honour ``--revert-in`` with 
 (:mod:`fabricgen.deploy.commit`; NX-OS has none and is refused unless ``--revert-in 0``), and no candidate may
 remove the management address and access method its session uses (:mod:`fabricgen.deploy.mgmt`).
 
-Per device: open → read the running configuration (sanitized) and compare it with the intended one exactly as
-``drift`` does (in sync: done, nothing loaded) → load replace candidate → device diff (empty: done) → commit
-with the platform's revert timer → verify (every implied BGP session configured with the right peer ASN, and
-Established towards peers already at the intended configuration; interfaces up with the intended MTU) →
-confirm. A failed verification rolls the device back. A rollback is only ever sent to a device known to have
-taken the commit. The first wave is the canary; any failure stops further waves. Every device ends in a state
-the report names:
+Before any device is loaded: every device of the rollout is identified (NAPALM ``get_facts``: its hostname
+must be the inventory's name, and its serial number the inventory's ``serial:`` when one is recorded); one
+device that is not who the hosts file says stops the whole rollout before anything is loaded anywhere.
+
+Per device: open → a commit-confirm still pending from an interrupted apply (``has_pending_commit()``, on
+every platform whose device keeps a timer) is reported ``pending`` and nothing is loaded: fabricgen never
+confirms a commit it did not verify, and the device reverts by itself → read the running configuration
+(sanitized) and compare it with the intended one exactly as ``drift`` does (in sync: done, nothing loaded) →
+load replace candidate → device diff (empty: done) → note the sessions Established now → commit with the
+platform's revert timer → read the running configuration again: a difference left (a reload that repaired a
+drift badly) rolls back → verify the *new* state (every implied BGP session configured with the right peer
+address and ASN; Established where its peer is at the intended configuration or the session was Established
+before the commit, and proven so under the new configuration — up since after the commit, or up for a whole
+hold time since it; LLDP neighbours as cabled, host and port; interfaces up with the intended MTU; polled up
+to ``--settle`` seconds and never less than the platform's hold time + 5 s) → confirm. A failed verification
+rolls the device back. A rollback is only ever sent to a device known to have taken the commit. The first
+wave is the canary; any failure stops further waves. After every later wave the canary and the wave before
+are checked again (BGP, LLDP, interfaces): a device a later wave broke is reported ``broken-later`` and the
+rollout stops. ``--only`` narrows what is pushed, never what is verified: the selected devices' sessions and
+LLDP with every other switch are checked. Every device ends in a state the report names:
 
 ``unchanged`` already at the intended config · ``applied`` committed, verified, confirmed ·
 ``rolled-back`` verification failed, previous config restored · ``reverting`` lost after commit, the device's
 own timer restores the previous config · ``left-changed`` committed without a timer and could not be rolled
 back: the device keeps the new config · ``unknown`` the session broke during the commit and the device could
 not say whether it took it (nothing more was sent) · ``refused`` the candidate would cut the management
-session (nothing sent) · ``failed`` error before any change (candidate refused, …) · ``unreachable`` no
-session · ``not-touched`` never contacted (a wave before it failed) · ``would-change`` ``--dry-run`` only.
+session (nothing sent) · ``wrong-device`` the device at that address is another one (nothing loaded) ·
+``pending`` a commit-confirm of an interrupted apply waits on the device (nothing loaded; it reverts by
+itself) · ``broken-later`` applied and confirmed, then failed its checks after a later wave · ``failed``
+error before any change (candidate refused, …) · ``unreachable`` no session · ``not-touched`` never
+contacted (a wave before it failed) · ``would-change`` ``--dry-run`` only.
 
 Only one apply per fabric at a time: a lock file created with ``O_EXCL`` in the state directory, which also
 holds the last report so a rerun can target exactly the devices that did not converge.
@@ -38,18 +54,19 @@ from pathlib import Path
 from typing import Any
 
 from fabricgen.deploy import runner
-from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds
+from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds, semantics
 from fabricgen.deploy.credentials import error_line, redact
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.targets import Targets
-from fabricgen.deploy.verify import check_bgp, check_interfaces
+from fabricgen.deploy.verify import check_bgp, check_interfaces, check_lldp, check_new_state, hold_time, is_hard
 from fabricgen.inventory.schema import Role
 from fabricgen.lab.machine import pid_alive
 from fabricgen.topology.model import Fabric
 
 AT_INTENDED = ("unchanged", "applied")
-STOPPING = ("rolled-back", "reverting", "left-changed", "unknown", "refused", "failed", "unreachable")
+STOPPING = ("rolled-back", "reverting", "left-changed", "unknown", "refused", "wrong-device", "pending",
+            "broken-later", "failed", "unreachable")
 
 
 class LockError(Exception):
@@ -204,19 +221,67 @@ class ApplyOptions:
     strict_host_keys: bool = True
 
 
+def _sessions_up(driver: Any) -> set[str]:
+    """Peer addresses whose BGP session is Established right now (read before a commit)."""
+    peers = (driver.get_bgp_neighbors().get("global") or {}).get("peers", {})
+    return {addr for addr, p in peers.items() if p.get("is_up")}
+
+
 def _verify_after_commit(
-    fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any, settle: float
+    fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any, settle: float,
+    committed_at: float, up_before: set[str] | None = None, platform: str = "frr",
 ) -> list[str]:
-    """Problems after a commit (empty: verified). Polls until ``settle`` seconds for sessions to come up."""
-    deadline = time.monotonic() + settle
+    """Problems after a commit (empty: verified), proving the *new* state (:func:`check_new_state`).
+
+    Polls until every check passes, a hard failure (a wrong peer ASN, a missing neighbour, a port down, LLDP
+    showing another neighbour) is seen, or the bound passes: ``settle`` seconds, and never less than the
+    platform's hold time plus 5 s (a session older than the commit is only trusted once it outlived a hold
+    time under the new configuration)."""
+    hold = hold_time(platform)
+    deadline = committed_at + max(settle, hold + 5.0)
     while True:
-        checks = check_bgp(fabric, device, scope, driver.get_bgp_neighbors(), require_up=ready)
-        checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
+        since = time.monotonic() - committed_at
+        checks = check_new_state(
+            fabric, device, scope, driver.get_bgp_neighbors(), driver.get_lldp_neighbors(),
+            driver.get_interfaces(), require_up=ready, up_before=up_before or set(), since_commit=since, hold=hold,
+        )
         bad = [c for c in checks if not c.ok]
-        hard = [c for c in bad if "peer ASN" in c.detail or "no such neighbour" in c.detail or c.kind == "interface"]
+        hard = [c for c in bad if is_hard(c)]
         if not bad or hard or time.monotonic() > deadline:
-            return [f"{c.kind} {c.subject}: {c.detail}" for c in bad]
+            return [f"{c.kind} {c.subject}: {c.detail}" for c in (hard or bad)]
         time.sleep(1.0)
+
+
+def _recheck(fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any) -> list[str]:
+    """Problems of a device already confirmed, re-read after a later wave (BGP with the peers at intent, LLDP,
+    interfaces); no proof of recency is needed any more."""
+    checks = check_bgp(fabric, device, scope, driver.get_bgp_neighbors(), require_up=ready)
+    checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors())
+    checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
+    return [f"{c.kind} {c.subject}: {c.detail}" for c in checks if not c.ok]
+
+
+def check_identity(fabric: Fabric, name: str, facts: dict[str, Any]) -> str:
+    """Why the device answering for ``name`` is not ``name`` ("" when it is): its hostname, and its serial
+    number when the inventory records one.
+
+    >>> from types import SimpleNamespace as N
+    >>> f = N(switches={"spine1": N(serial="")})
+    >>> check_identity(f, "spine1", {"hostname": "spine2.dc1", "serial_number": "X1"})
+    'the device at this address is spine2.dc1 (hostname), not spine1'
+    >>> check_identity(f, "spine1", {"hostname": "Spine1", "serial_number": "X1"})
+    ''
+    """
+    from fabricgen.deploy.verify import normalize_host
+
+    host = str(facts.get("hostname") or facts.get("fqdn") or "")
+    if normalize_host(host) != normalize_host(name):
+        return f"the device at this address is {host or '(no hostname)'} (hostname), not {name}"
+    want = fabric.switches[name].serial
+    got = str(facts.get("serial_number") or "")
+    if want and got.strip().lower() != want.lower():
+        return f"the device at this address has serial {got or '(none reported)'}, the inventory says {name} has {want}"
+    return ""
 
 
 def _elapsed(t0: float) -> float:
@@ -229,6 +294,12 @@ def _semantic(target_platform: str, config: str, driver: Any) -> ConfigDiff:
     return compare(target_platform, config, running)
 
 
+def _pending_note(platform: str) -> str:
+    return ("a commit-confirm is pending on the device (an earlier apply was interrupted inside its revert window): "
+            f"nothing was loaded; {semantics(platform).lost_session} — rerun apply once it has, or "
+            "confirm/roll back on the device")
+
+
 def apply_device(
     fabric: Fabric,
     name: str,
@@ -239,6 +310,7 @@ def apply_device(
     opts: ApplyOptions,
     wave: int,
     make_driver: Callable[..., Any],
+    check_id: bool = False,
 ) -> Outcome:
     t0 = time.perf_counter()
     target = targets.targets[name]
@@ -250,6 +322,14 @@ def apply_device(
         return Outcome(name, "unreachable", wave, message=_msg(exc, targets), seconds=_elapsed(t0))
     committed = False
     try:
+        if check_id:
+            wrong = check_identity(fabric, name, driver.get_facts())
+            if wrong:
+                return Outcome(name, "wrong-device", wave, message=f"{wrong}; nothing was loaded",
+                               seconds=_elapsed(t0))
+        # an unconfirmed commit of an interrupted apply: its running config says nothing about what will stay
+        if semantics(target.platform).device_timer and driver.has_pending_commit():
+            return Outcome(name, "pending", wave, message=_pending_note(target.platform), seconds=_elapsed(t0))
         drift = _semantic(target.platform, config, driver)
         if not drift.drifted:
             note = f"{len(drift.unmanaged)} unmanaged section(s) left as they are" if drift.unmanaged else ""
@@ -262,6 +342,8 @@ def apply_device(
         if opts.dry_run:
             driver.discard_config()
             return Outcome(name, "would-change", wave, diff=diff, seconds=_elapsed(t0))
+        up_before = _sessions_up(driver)
+        committed_at = time.monotonic()
         try:
             if revert is None:
                 driver.commit_config()
@@ -287,7 +369,14 @@ def apply_device(
             committed = True
             raise
         committed = True
-        problems = _verify_after_commit(fabric, name, scope, ready, driver, opts.settle)
+        # the commit must have produced the intended configuration (a reload can repair a drift badly)
+        after = _semantic(target.platform, config, driver)
+        if after.drifted:
+            left = [f"- {p}" for p in after.missing[:3]] + [f"+ {p}" for p in after.unexpected[:3]]
+            problems = [f"the running configuration still differs from intent after the commit: {'; '.join(left)}"]
+        else:
+            problems = _verify_after_commit(fabric, name, scope, ready, driver, opts.settle, committed_at,
+                                            up_before, target.platform)
         if problems:
             driver.rollback()
             msg = "verification failed: " + "; ".join(problems)
@@ -316,6 +405,53 @@ def apply_device(
     finally:
         with contextlib.suppress(Exception):
             driver.close()
+
+
+def identify(
+    fabric: Fabric, targets: Targets, names: list[str], opts: ApplyOptions, make_driver: Callable[..., Any]
+) -> tuple[dict[str, str], set[str]]:
+    """Read every device's facts before anything is loaded anywhere: (device → why it is not the device the
+    inventory names, devices that could not be asked — their own turn checks them again)."""
+
+    def one(n: str) -> str:
+        driver = make_driver(targets.targets[n], targets.credentials, timeout=opts.timeout,
+                             strict_host_keys=opts.strict_host_keys)
+        driver.open()
+        try:
+            return check_identity(fabric, n, driver.get_facts())
+        finally:
+            with contextlib.suppress(Exception):
+                driver.close()
+
+    results = runner.run(one, names, workers=opts.workers, secrets=targets.secrets(), label="identity")
+    wrong = {n: r.value for n, r in results.by_device.items() if r.value}
+    return wrong, set(results.failed)
+
+
+def recheck(
+    fabric: Fabric, targets: Targets, names: list[str], scope: set[str], ready: set[str], opts: ApplyOptions,
+    make_driver: Callable[..., Any],
+) -> dict[str, str]:
+    """Devices already confirmed, checked again after a later wave: device → what is now wrong."""
+
+    def one(n: str) -> list[str]:
+        driver = make_driver(targets.targets[n], targets.credentials, timeout=opts.timeout,
+                             strict_host_keys=opts.strict_host_keys)
+        driver.open()
+        try:
+            return _recheck(fabric, n, scope, ready, driver)
+        finally:
+            with contextlib.suppress(Exception):
+                driver.close()
+
+    results = runner.run(one, names, workers=opts.workers, secrets=targets.secrets(), label="re-check")
+    out = {}
+    for n, r in results.by_device.items():
+        if r.error:
+            out[n] = f"could not be checked again: {r.error}"
+        elif r.value:
+            out[n] = "; ".join(r.value)
+    return out
 
 
 def preflight(configs: dict[str, str], targets: Targets, names: list[str],
@@ -381,20 +517,45 @@ def apply(
         if o.get("status") in AT_INTENDED and o.get("digest") == digest(configs.get(dev, "")):
             ready.add(dev)
     ready -= set(names)
+    # identity of every device before anything is loaded anywhere: a swapped hosts entry stops the rollout
+    wrong, unasked = identify(fabric, targets, names, opts, make_driver)
+    if wrong:
+        for i, wave in enumerate(waves, start=1):
+            for n in wave:
+                report.outcomes[n] = Outcome(n, "wrong-device", i, message=f"{wrong[n]}; nothing was loaded") \
+                    if n in wrong else Outcome(n, "not-touched", i, message="another device's identity check "
+                                                                             "failed; nothing was sent")
+        report.stopped_after_wave = 0
+        report.seconds = time.perf_counter() - t0
+        if not opts.dry_run:
+            _save(report, configs, directory, previous)
+        return report
     for i, wave in enumerate(waves, start=1):
         if on_wave:
             on_wave(i, wave)
         wave_ready = set(ready)
 
         def task(n: str, _i: int = i, _ready: set[str] = wave_ready) -> Outcome:
-            return apply_device(fabric, n, configs[n], targets, scope, _ready, opts, _i, make_driver)
+            return apply_device(fabric, n, configs[n], targets, scope, _ready, opts, _i, make_driver,
+                                check_id=n in unasked)
 
         results = runner.run(task, wave, workers=opts.workers, secrets=targets.secrets(), label=f"wave {i}")
         for n, r in results.by_device.items():
             report.outcomes[n] = r.value if r.value is not None else Outcome(n, "failed", i, message=r.error or "")
             if report.outcomes[n].status in AT_INTENDED:
                 ready.add(n)
-        if any(report.outcomes[n].status in STOPPING for n in wave):
+        # a later wave can break what an earlier one proved: check the canary and the wave before again
+        if i > 1 and not opts.dry_run:
+            earlier = [n for n in dict.fromkeys([*waves[0], *waves[i - 2]])
+                       if report.outcomes[n].status == "applied"]
+            for n, why in recheck(fabric, targets, earlier, scope, ready, opts, make_driver).items():
+                o = report.outcomes[n]
+                report.outcomes[n] = Outcome(n, "broken-later", o.wave, o.diff,
+                                             f"applied and confirmed in wave {o.wave}, but after wave {i}: {why}",
+                                             o.seconds)
+                ready.discard(n)
+        if any(report.outcomes[n].status in STOPPING for n in [*wave, *waves[0]]) or any(
+                o.status == "broken-later" for o in report.outcomes.values()):
             report.stopped_after_wave = i
             for later in waves[i:]:
                 for n in later:

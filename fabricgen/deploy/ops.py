@@ -19,7 +19,14 @@ T = TypeVar("T")
 @dataclass
 class Live:
     fabric: Fabric  # as the targets run it (every switch on frr in a lab)
-    targets: Targets
+    targets: Targets  # the selected devices (``--only``): what is pushed, drift-checked, verified
+    everything: Targets | None = None  # every reachable switch: what the selected devices are verified against
+
+    @property
+    def scope(self) -> set[str]:
+        """Devices whose sessions and LLDP with the selected ones are checked: selection narrows what is pushed,
+        never what is verified about it."""
+        return set((self.everything or self.targets).targets)
 
 
 def load_live(
@@ -37,12 +44,13 @@ def load_live(
     targets = resolve_targets(fabric, hosts, credentials, known_hosts, use_lab)
     if targets.lab:
         fabric = as_lab_fabric(fabric)
+    everything = targets
     if only:
         from fabricgen.deploy.targets import restrict
         from fabricgen.lab.plan import select
 
         targets = restrict(targets, [n for n in select(fabric, only) if n in targets.targets])
-    return Live(fabric, targets)
+    return Live(fabric, targets, everything)
 
 
 def per_device(live: Live, fn: Callable[[Any, str], T], workers: int, timeout: int, label: str) -> runner.Results[T]:
@@ -70,8 +78,8 @@ def run_drift(live: Live, workers: int = 8, timeout: int = 30) -> runner.Results
 def run_verify(live: Live, workers: int = 8, timeout: int = 30) -> runner.Results[DeviceVerdict]:
     from fabricgen.deploy.verify import sonic_aliases
 
-    scope = set(live.targets.targets)
-    platforms = {n: t.platform for n, t in live.targets.targets.items()}
+    scope = live.scope
+    platforms = {n: t.platform for n, t in (live.everything or live.targets).targets.items()}
     aliases: dict[tuple[str, str], str] = {}
     if "sonic" in platforms.values():
         from fabricgen.deploy.intended import intended_configs

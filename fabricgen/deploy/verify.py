@@ -103,6 +103,67 @@ def check_bgp(
     return checks
 
 
+HOLD_TIME = {"frr": 9.0, "sonic": 9.0, "nvue": 9.0, "eos": 180.0, "nxos": 180.0, "junos": 90.0}
+"""BGP hold time (s) of the sessions fabricgen's templates render per platform: FRR's ``datacenter`` profile
+(``timers bgp 3 9``, also NVUE's FRR), SONiC's frr.conf ``timers 3 9``; EOS and NX-OS keep their 180 s
+default, Junos its 90 s."""
+
+
+def hold_time(platform: str) -> float:
+    return HOLD_TIME.get(platform, 180.0)
+
+
+def is_hard(check: Check) -> bool:
+    """A failure that waiting cannot cure: the configuration or the cabling is wrong."""
+    if check.kind == "interface":
+        return True
+    if check.kind == "lldp":
+        return check.detail.startswith("sees ")
+    return "peer ASN" in check.detail or "no such neighbour" in check.detail
+
+
+def check_new_state(
+    fabric: Fabric, device: str, scope: set[str], bgp: dict[str, Any], lldp: dict[str, list[dict[str, str]]],
+    ifaces: dict[str, dict[str, Any]], require_up: set[str], up_before: set[str], since_commit: float, hold: float,
+) -> list[Check]:
+    """What a device must show after a commit before it is confirmed: every implied session configured with the
+    right peer address and ASN; Established where its peer is at the intended config (``require_up``) or was
+    Established before the commit (``up_before``, peer addresses) — and *proven* Established under the new
+    configuration: it came up after the commit (uptime < ``since_commit``), or it has outlived a whole
+    ``hold`` time since the commit (keepalives were exchanged under the new configuration); LLDP neighbours
+    as cabled (host and port); interfaces up with the intended MTU.
+
+    >>> c = Check("bgp", "10.0.0.1 (spine1, AS 65000)", True, "Established")
+    >>> _prove(c, {"is_up": True, "uptime": 100}, since_commit=3.0, hold=9.0).detail
+    'Established since before the commit (100 s) and not yet for a hold time (9 s) after it'
+    >>> _prove(c, {"is_up": True, "uptime": 2}, since_commit=3.0, hold=9.0).ok
+    True
+    """
+    peers = (bgp.get("global") or {}).get("peers", {})
+    want = expected_sessions(fabric, device, scope)
+    must = set(require_up) | {want[a][0] for a in up_before if a in want}
+    checks = []
+    for c in check_bgp(fabric, device, scope, bgp, require_up=must):
+        addr = c.subject.split()[0]
+        got = peers.get(addr) or {}
+        if c.ok and got.get("is_up") and want.get(addr, ("", 0))[0] in must:
+            c = _prove(c, got, since_commit, hold)
+        checks.append(c)
+    checks += check_lldp(fabric, device, scope, lldp)
+    checks += check_interfaces(fabric, device, scope, ifaces)
+    return checks
+
+
+def _prove(check: Check, peer: dict[str, Any], since_commit: float, hold: float) -> Check:
+    uptime = peer.get("uptime")
+    fresh = isinstance(uptime, int | float) and 0 <= uptime < since_commit
+    if fresh or since_commit >= hold:
+        how = "came up after the commit" if fresh else f"held for {hold:g} s under the new configuration"
+        return Check(check.kind, check.subject, True, f"Established ({how})")
+    return Check(check.kind, check.subject, False,
+                 f"Established since before the commit ({uptime} s) and not yet for a hold time ({hold:g} s) after it")
+
+
 def sonic_aliases(configs: dict[str, str], platforms: dict[str, str]) -> dict[tuple[str, str], str]:
     """(device, port name) → alias, from the intended config_db ``PORT`` table of every SONiC device.
 

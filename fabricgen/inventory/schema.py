@@ -502,6 +502,11 @@ class Switch(Strict):
     rails: list[Annotated[int, Field(ge=0, le=63)]] = Field(default_factory=list, description="rails served (leaves)")
     pod: int | None = Field(default=None, ge=0, description="pod (spines)")
     release: Release | None = Field(default=None, description="NOS release; unset: fabric.releases or the default")
+    serial: Name | None = Field(
+        default=None,
+        description="chassis serial number as the device reports it (NAPALM get_facts serial_number); when set, "
+                    "apply refuses a device at this switch's address that reports another serial",
+    )
 
 
 class Node(Strict):

@@ -62,6 +62,7 @@ class Switch:
     ports: tuple[Port, ...]
     src: SourcePos | None = None
     release: str = ""  # NOS release rendered for ("5.14"); "" on platforms without release-specific syntax
+    serial: str = ""  # chassis serial the inventory records ("" not recorded); apply checks it before a load
 
     def uplinks(self) -> Iterator[Port]:
         return (p for p in self.ports if p.kind is PortKind.UP)

@@ -120,6 +120,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             s.pod,
             loaded.item_pos("switches", i),
             release=s.release,
+            serial=s.serial or "",
         )
         for i, s in enumerate(inv.switches)
     ]
@@ -548,7 +549,7 @@ class _Resolver:
             ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
             out[name] = Switch(
                 name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
-                release=b.release,
+                release=b.release, serial=sp.serial,
             )
         return out
 

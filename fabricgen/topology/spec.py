@@ -26,6 +26,7 @@ class SwitchSpec:
     pod: int | None
     src: SourcePos | None
     release: str | None = None  # as written (switch or intent tier); resolved with the fabric's releases
+    serial: str = ""  # chassis serial recorded in the inventory ("" not recorded)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,9 @@ Configuration is replaced whole, as NAPALM's ``load_replace_candidate`` means:
   (its command line carries a marker), so a vanished or recycled pid never reads as "pending";
 * ``confirm_commit`` kills that timer and saves the configuration (``write memory``);
 * ``rollback`` cancels a pending timer and restores ``rollback-0.conf`` at once.
+
+The candidate file is removed once it has been reloaded (or refused) and by ``discard_config``: no candidate
+is left on the switch.
 """
 
 from __future__ import annotations
@@ -152,6 +155,7 @@ class FrrDriver(SSHDriver):
                   f" > {self._path('rollback-0.conf')}.tmp && "
                   f"mv {self._path('rollback-0.conf')}.tmp {self._path('rollback-0.conf')}")
         rc, _out = self._exec(f"{FRR_RELOAD} --reload --stdout {self._path('candidate.conf')} 2>&1", timeout=120)
+        self._exec(f"rm -f {self._path('candidate.conf')}")  # loaded (or refused): the file has done its job
         if rc != 0:
             self._exec(f"{FRR_RELOAD} --reload {self._path('rollback-0.conf')} >/dev/null 2>&1", timeout=120)
             raise CommitError(f"frr-reload.py --reload failed ({rc}); previous configuration restored")

@@ -84,12 +84,14 @@ class NvueDriver(FrrDriver):
 
     def discard_config(self) -> None:
         self._exec("nv config detach")
+        self._exec(f"rm -f {self._path('candidate.yaml')}")
         self._candidate = None
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
         self._ready_to_commit()
         cmd = f"nv config apply --confirm {int(revert_in)}s -y" if revert_in else "nv config apply -y"
         rc, out = self._exec(cmd, timeout=300)
+        self._exec(f"rm -f {self._path('candidate.yaml')}")  # staged by `nv config replace`; the file is spent
         if rc != 0:
             raise CommitError(f"`{cmd}` failed: {out.strip()[-300:]}")
         self._candidate = None

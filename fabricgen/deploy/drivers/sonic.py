@@ -121,6 +121,9 @@ class SonicDriver(SSHDriver):
         if ok and self._frr is not None:
             rc, out = self._exec(f"{FRR_RELOAD_BGP} --reload {FRR_DIR_BGP}/{FRR_CANDIDATE}", timeout=300)
             ok = rc == 0
+        # the candidate files have done their job (the FRR rollback file stays for the timer)
+        self._exec(f"rm -f {self._path('candidate.json')} {self._path('candidate-frr.conf')}"
+                   + (f"; sudo rm -f {FRR_DIR_HOST}/{FRR_CANDIDATE}" if self._frr is not None else ""))
         if not ok:
             self._exec(self._restore(), timeout=300)
             raise CommitError(f"config replace failed; rolled back: {out.strip()[-300:]}")
