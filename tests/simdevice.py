@@ -1,0 +1,604 @@
+"""A stateful simulated switch for each vendor platform, at the lowest I/O layer the drivers use.
+
+The real driver code runs on top of it: NAPALM's ``EOSDriver`` (through a pyeapi connection whose ``execute``
+is answered here), NAPALM's ``NXOSSSHDriver`` (netmiko's connection object and ``file_transfer``),
+fabricgen's ``JunosDriver`` = NAPALM's ``JunOSDriver`` (PyEZ's ``Device._rpc_reply``), and fabricgen's own
+``SonicDriver`` / ``NvueDriver`` (their ``_exec`` SSH exec channel and ``_put`` SFTP upload).
+
+:class:`SimDevice` is the device: a running configuration, the one a commit replaced (restored when a commit
+timer expires unconfirmed), a startup configuration, and a clock that only :meth:`SimDevice.tick` moves (no
+sleeps). ``lose_session_after`` names a command (prefix) that takes effect on the device and then drops the
+connection for good: every later call raises ``ConnectionResetError``. Each adapter stores the configuration
+in the form the vendor returns it and answers the commands its driver sends with the vendor's documented
+output shapes (the recorded files under ``tests/data/deploy``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fabricgen.deploy.normalize import frr_paths, junos_set_lines
+
+DATA = Path(__file__).parent / "data" / "deploy"
+
+CANARY_HASH = "$6$CANARYsalt$CANARYhashCANARYhashCANARYhashCANARYhash"
+CANARY_COMMUNITY = "CANARYCOMMUNITY"
+
+
+@dataclass
+class SimDevice:
+    """Vendor-neutral state of one switch; adapters keep ``running`` in the vendor's own text form."""
+
+    platform: str
+    hostname: str
+    running: str
+    startup: str = ""
+    previous: str | None = None  # the configuration a pending commit replaced
+    deadline: float | None = None  # when the pending commit reverts, on this device's clock
+    clock: float = 1000.0  # seconds since boot (EOS reports commit timers against uptime)
+    commit_at: float = 0.0
+    lose_session_after: str | None = None
+    dead: bool = False
+    sent: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def receive(self, command: str) -> None:
+        if self.dead:
+            raise ConnectionResetError(f"{self.hostname}: connection reset by peer")
+        self.sent.append(command)
+
+    def after(self, command: str) -> None:
+        """The command took effect; drop the session now if this is the one to lose it at."""
+        if self.lose_session_after and command.startswith(self.lose_session_after):
+            self.dead = True
+            raise ConnectionResetError(f"{self.hostname}: connection reset by peer")
+
+    # ----------------------------------------------------------------------------------------- commits
+    def commit(self, new: str, revert_in: int | None) -> None:
+        self.previous = self.running
+        self.running = new
+        self.commit_at = self.clock
+        self.deadline = self.clock + revert_in if revert_in else None
+        if not revert_in:
+            self.previous = None
+
+    @property
+    def pending(self) -> bool:
+        return self.deadline is not None
+
+    def confirm(self) -> None:
+        self.previous, self.deadline = None, None
+
+    def abort(self) -> None:
+        if self.previous is not None:
+            self.running = self.previous
+        self.previous, self.deadline = None, None
+
+    def tick(self, seconds: float) -> None:
+        """Let ``seconds`` pass: an unconfirmed commit whose timer expires is reverted by the device."""
+        self.clock += seconds
+        if self.deadline is not None and self.clock >= self.deadline:
+            self.abort()
+
+
+# ================================================================================================ EOS
+
+EOS_BLOCKS = ("interface ", "router ", "qos profile ", "policy-map ", "class-map ", "management ", "route-map ",
+              "ip access-list ", "vrf instance ", "peer-filter ")
+EOS_GLOBAL = ("hostname ", "service ", "ip routing", "ip load-sharing", "ip prefix-list", "ip route ", "lldp ",
+              "qos map ", "priority-flow-control pause watchdog default", "priority-flow-control pause watchdog action",
+              "username ", "snmp-server ", "ntp ", "logging ", "spanning-tree ", "platform ", "aaa ", "banner ")
+EOS_CHILDREN = {  # child mode opener → the commands that stay in it (EOS falls back to the parent mode otherwise)
+    "tx-queue ": ("no priority", "priority", "bandwidth", "random-detect", "shape", "no random-detect"),
+    "class ": ("set ", "bandwidth", "police", "priority", "shape", "random-detect"),
+    "address-family ": ("neighbor ", "network ", "maximum-paths", "redistribute", "bgp ", "no neighbor"),
+}
+
+
+def eos_indent(lines: list[str]) -> str:
+    """The flat commands of a configure session (NAPALM strips indentation) → EOS's indented running config,
+    by EOS's mode rules: a block opener enters its mode, a global command leaves every mode, a child mode
+    (``tx-queue``, ``class``, ``address-family``) keeps only the commands it knows."""
+    out: list[str] = []
+    block, child = False, None
+    for raw in lines:
+        line = raw.strip()
+        if not line or line == "end":
+            block, child = (False, None) if line == "end" else (block, child)
+            continue
+        if line.startswith(EOS_BLOCKS):
+            block, child = True, None
+            out.append(line)
+        elif not block or line.startswith(EOS_GLOBAL):
+            block, child = False, None
+            out.append(line)
+        elif (opener := next((k for k in EOS_CHILDREN if line.startswith(k)), None)) is not None:
+            child = opener
+            out.append("   " + line)
+        elif child is not None and line.startswith(EOS_CHILDREN[child]):
+            out.append("      " + line)
+        else:
+            child = None
+            out.append("   " + line)
+    return "\n".join(out) + "\n"
+
+
+def eos_sanitized(text: str) -> str:
+    """``show running-config sanitized``: EOS replaces secrets and SNMP communities with ``<removed>``."""
+    text = re.sub(r"(secret sha512|secret 0|secret 5|secret) \S+", r"\1 <removed>", text)
+    return re.sub(r"(snmp-server community) \S+", r"\1 <removed>", text)
+
+
+class EosSim:
+    """pyeapi's ``EapiConnection.execute`` answered by a :class:`SimDevice` holding EOS text."""
+
+    def __init__(self, dev: SimDevice) -> None:
+        self.dev = dev
+        self.sessions: dict[str, list[str]] = {}
+        self.pending_session: str | None = None
+        self.current: str | None = None
+
+    def transport(self) -> type:
+        from pyeapi.eapilib import EapiConnection
+
+        sim = self
+
+        class SimEapi(EapiConnection):  # type: ignore[misc]
+            def __init__(self, *a: Any, **kw: Any) -> None:
+                super().__init__()
+
+            def execute(self, commands: list[Any], encoding: str = "json", **kwargs: Any) -> dict[str, Any]:
+                return {"jsonrpc": "2.0", "result": [sim.run(c if isinstance(c, str) else c["cmd"], encoding)
+                                                      for c in commands], "id": "sim"}
+
+        return SimEapi
+
+    def run(self, cmd: str, encoding: str) -> Any:
+        dev = self.dev
+        if cmd == "enable":
+            return {}
+        dev.receive(cmd)
+        out = self._answer(cmd, encoding)
+        dev.after(cmd)
+        return out
+
+    def _answer(self, cmd: str, encoding: str) -> Any:
+        dev = self.dev
+        if self.current is not None and cmd != "end":
+            self.sessions[self.current].append(cmd)
+            return {}
+        if cmd == "end":
+            self.current = None
+            return {}
+        if cmd == "show version":
+            doc = json.loads((DATA / "eos/show_version.json").read_text())
+            doc["uptime"] = dev.clock
+            return doc
+        if cmd == "show hostname":
+            return {"hostname": dev.hostname, "fqdn": dev.hostname}
+        if cmd == "show configuration sessions":
+            return {"sessions": {s: {"state": "pending" if s == self.pending_session else "completed"}
+                                 for s in self.sessions}}
+        if cmd == "show configuration sessions detail":
+            sessions: dict[str, Any] = {}
+            if dev.pending and self.pending_session:
+                sessions[self.pending_session] = {"state": "pendingCommitTimer", "commitBy": dev.deadline,
+                                                  "commitUser": "admin", "description": "", "instances": {}}
+            return {"sessions": sessions, "maxSavedSessions": 1, "maxOpenSessions": 5}
+        if cmd == "show running-config sanitized":
+            return {"output": eos_sanitized(dev.running)}
+        if cmd == "show running-config":
+            return {"output": dev.running}
+        m = re.fullmatch(r"show session-config named (\S+) diffs", cmd)
+        if m:
+            new = eos_indent(self.sessions.get(m.group(1), []))
+            diff = difflib.unified_diff(dev.running.splitlines(), new.splitlines(), "system:/running-config",
+                                        f"session:/{m.group(1)}-session-config", lineterm="")
+            return {"output": "\n".join(diff)}
+        m = re.fullmatch(r"configure session (\S+)(?: (.*))?", cmd)
+        if m:
+            name, rest = m.group(1), m.group(2)
+            if rest is None:
+                self.sessions.setdefault(name, [])
+                self.current = name
+            elif rest.startswith("commit timer "):
+                h, mi, s = (int(x) for x in rest.split()[2].split(":"))
+                dev.commit(eos_indent(self.sessions[name]), h * 3600 + mi * 60 + s)
+                self.pending_session = name
+            elif rest == "commit":
+                if self.pending_session == name and dev.pending:
+                    dev.confirm()
+                else:
+                    dev.commit(eos_indent(self.sessions[name]), None)
+                self.sessions.pop(name, None)
+                self.pending_session = None
+            elif rest == "abort":
+                if self.pending_session == name:
+                    dev.abort()
+                    self.pending_session = None
+                self.sessions.pop(name, None)
+            return {"output": ""}
+        if cmd == "write memory":
+            dev.startup = dev.running
+        elif cmd == "copy startup-config flash:rollback-0":
+            dev.files["rollback-0"] = dev.startup
+        elif cmd == "configure replace flash:rollback-0":
+            dev.commit(dev.files["rollback-0"], None)
+        return {"output": ""} if encoding == "text" else {}
+
+    def tick(self, seconds: float) -> None:
+        self.dev.tick(seconds)
+        if not self.dev.pending:
+            self.pending_session = None
+
+
+# ============================================================================================== NX-OS
+
+
+class NxosSim:
+    """netmiko's connection object and ``file_transfer`` as NAPALM's nxos_ssh driver uses them."""
+
+    def __init__(self, dev: SimDevice) -> None:
+        self.dev = dev
+
+    def connect(self, **kwargs: Any) -> NxosSim:
+        if self.dev.dead:
+            raise ConnectionResetError("Socket is closed")
+        return self
+
+    def enable(self) -> str:
+        return ""
+
+    def set_base_prompt(self) -> str:
+        return self.dev.hostname
+
+    def disconnect(self) -> None:
+        pass
+
+    def is_alive(self) -> dict[str, bool]:
+        return {"is_alive": not self.dev.dead}
+
+    def send_command(self, command: str, **kwargs: Any) -> str:
+        dev = self.dev
+        dev.receive(command)
+        out = ""
+        if command == "show running-config":
+            out = f"!Command: show running-config\n!Time: simulated\n\nversion 10.3(4a) Bios:version\n{dev.running}"
+        elif command == "show hostname":
+            out = dev.hostname
+        else:
+            m = re.fullmatch(r"show diff rollback-patch file (\S+) file (\S+)", command)
+            if m:
+                diff = difflib.unified_diff(dev.files.get(m.group(1), "").splitlines(),
+                                            dev.files.get(m.group(2), "").splitlines(), lineterm="")
+                out = "#Generating Rollback Patch\n" + "\n".join(d for d in diff if not d.startswith(("---", "+++")))
+            elif command.startswith("dir "):
+                name = command.split()[1]
+                out = (DATA / "nxos/dir_rollback_config.txt").read_text() if name in dev.files else "No such file"
+        dev.after(command)
+        return out
+
+    def send_multiline(self, commands: list[str], **kwargs: Any) -> str:
+        out = ""
+        for c in commands:
+            self.dev.receive(c)
+            m = re.fullmatch(r"checkpoint file (\S+)", c)
+            if m:
+                self.dev.files[m.group(1)] = self.dev.running
+            m = re.fullmatch(r"rollback running-config file (\S+)", c)
+            if m:
+                self.dev.commit(self.dev.files[m.group(1)], None)
+                out = (DATA / "nxos/rollback_ok.txt").read_text()
+            m = re.fullmatch(r"delete (\S+)", c)
+            if m:
+                self.dev.files.pop(m.group(1), None)
+            self.dev.after(c)
+        return out
+
+    def save_config(self) -> str:
+        self.dev.receive("copy running-config startup-config")
+        self.dev.startup = self.dev.running
+        return "[########################################] 100%\nCopy complete."
+
+    def file_transfer(self, conn: Any, source_file: str, dest_file: str, **kw: Any) -> dict[str, bool]:
+        self.dev.receive(f"scp {dest_file}")
+        self.dev.files[dest_file] = Path(source_file).read_text()
+        return {"file_exists": True, "file_transferred": True, "file_verified": True}
+
+
+# ============================================================================================== Junos
+
+
+def junos_curly(set_lines: list[str]) -> str:
+    """``set`` lines → curly-brace text as ``show configuration`` prints it: a statement with one child is
+    written on one line (``host-name leaf1;``), branching levels open braces. Junos writes some single-child
+    levels as braces where this writes them on one line; both read back as the same ``set`` lines."""
+    from fabricgen.deploy.normalize import _junos_tokens
+
+    tree: dict[str, Any] = {}
+    for line in set_lines:
+        node = tree
+        for tok in _junos_tokens(line)[1:]:
+            node = node.setdefault(tok, {})
+
+    def word(t: str) -> str:
+        return f'"{t}"' if (not t or re.search(r"[\s;{}\[\]#]", t)) else t
+
+    def emit(node: dict[str, Any], depth: int) -> list[str]:
+        out = []
+        for key, child in node.items():
+            words = [word(key)]
+            while len(child) == 1 and next(iter(child.values())):
+                (k, child), = child.items()
+                words.append(word(k))
+            if len(child) == 1:
+                (k, _), = child.items()
+                words.append(word(k))
+                child = {}
+            pad = "    " * depth
+            if not child:
+                secret = "  ## SECRET-DATA" if any(w.startswith('"$') for w in words) else ""
+                out.append(f"{pad}{' '.join(words)};{secret}")
+            else:
+                out += [f"{pad}{' '.join(words)} {{", *emit(child, depth + 1), f"{pad}}}"]
+        return out
+
+    return "## Last commit: simulated\nversion 23.4R1;\n" + "\n".join(emit(tree, 0)) + "\n"
+
+
+class JunosSim:
+    """PyEZ's ``Device._rpc_reply``: an RPC element in, the device's ``<rpc-reply>`` out (parsed as ncclient does)."""
+
+    def __init__(self, dev: SimDevice) -> None:
+        self.dev = dev
+        self.candidate: list[str] | None = None
+        self.history: list[str] = []  # committed set-line texts, newest last (rollback N)
+
+    def __call__(self, rpc: Any, filter_xml: Any = None, **kwargs: Any) -> Any:
+        from ncclient.devices.junos import JunosDeviceHandler
+        from ncclient.xml_ import NCElement
+
+        self.dev.receive(rpc.tag)
+        text = self.reply(rpc)
+        self.dev.after(rpc.tag if rpc.tag != "commit-configuration" or rpc.find("confirmed") is None
+                       else "commit-configuration confirmed")
+        return NCElement(text, JunosDeviceHandler({"name": "junos"}).transform_reply())._NCElement__doc
+
+    def _lines(self) -> list[str]:
+        return junos_set_lines(self.dev.running)
+
+    def reply(self, rpc: Any) -> str:
+        from xml.sax.saxutils import escape
+
+        dev, tag = self.dev, rpc.tag
+        ns = '<rpc-reply xmlns:junos="http://xml.juniper.net/junos/23.4R0/junos">'
+        if tag == "get-configuration":
+            if rpc.get("compare") == "rollback":
+                cand = self.candidate if self.candidate is not None else self._lines()
+                diff = "\n".join(d for d in difflib.unified_diff(self._lines(), cand, lineterm="")
+                                 if d.startswith(("+set", "-set")))
+                return (f"{ns}<configuration-information><configuration-output>{escape(diff)}"
+                        "</configuration-output></configuration-information></rpc-reply>")
+            return f"{ns}<configuration-text>{escape(dev.running)}</configuration-text></rpc-reply>"
+        if tag == "load-configuration":
+            if rpc.get("rollback") is not None:
+                n = int(rpc.get("rollback") or 0)
+                self.candidate = (self._lines() if n == 0 else
+                                  junos_set_lines(self.history[-n]) if len(self.history) >= n else self._lines())
+            else:
+                body = rpc.findtext("configuration-set") or ""
+                lines = self._lines() if self.candidate is None else self.candidate
+                for line in body.splitlines():
+                    if line.strip() == "delete":
+                        lines = []
+                    elif line.strip().startswith("set "):
+                        lines = [*lines, *junos_set_lines(line)]
+                self.candidate = lines
+            return f"{ns}<load-configuration-results><ok/></load-configuration-results></rpc-reply>"
+        if tag == "commit-configuration":
+            if self.candidate is not None and self.candidate != self._lines():
+                self.history.append(dev.running)
+                minutes = rpc.findtext("confirm-timeout")
+                confirmed = rpc.find("confirmed") is not None
+                dev.commit(junos_curly(self.candidate), int(minutes or 10) * 60 if confirmed else None)
+            elif rpc.find("confirmed") is None and dev.pending:
+                dev.confirm()
+            self.candidate = None
+            return (DATA / "junos/commit_success.xml").read_text()
+        if tag == "get-commit-revision-information":
+            comment = (f"<comment>commit confirmed, rollback in {int((dev.deadline or 0) - dev.commit_at) // 60}mins"
+                       "</comment>") if dev.pending else ""
+            return (f'{ns}<commit-revision-information><date-time junos:seconds="{int(dev.commit_at)}">'
+                    f"simulated</date-time><revision>re0-{int(dev.commit_at)}-1</revision><user>admin</user>"
+                    f"<client>netconf</client>{comment}</commit-revision-information></rpc-reply>")
+        if tag == "get-system-uptime-information":
+            return (f'{ns}<system-uptime-information><current-time><date-time junos:seconds="{int(dev.clock)}">'
+                    "simulated</date-time></current-time></system-uptime-information></rpc-reply>")
+        return f"{ns}<ok/></rpc-reply>"
+
+    def tick(self, seconds: float) -> None:
+        before = self.dev.pending
+        self.dev.tick(seconds)
+        if before and not self.dev.pending and self.history:
+            self.history.pop()
+
+
+# ====================================================================================== SONiC and NVUE
+
+
+class ShellSim:
+    """The SSH exec channel (``_exec``) and SFTP upload (``_put``) of fabricgen's SSH drivers."""
+
+    def __init__(self, dev: SimDevice) -> None:
+        self.dev = dev
+        self.timer_pid: int | None = None
+
+    def put(self, path: str, text: str, mode: int = 0o600) -> None:
+        self.dev.receive(f"sftp {path}")
+        self.dev.files[path] = text
+
+    def exec(self, command: str, timeout: float | None = None) -> tuple[int, str]:
+        self.dev.receive(command)
+        out = self.answer(command)
+        self.dev.after(command)
+        return out
+
+    def answer(self, command: str) -> tuple[int, str]:
+        raise NotImplementedError
+
+    def tick(self, seconds: float) -> None:
+        self.dev.tick(seconds)
+
+
+def _sonic_split(bundle: str) -> tuple[dict[str, Any], str]:
+    doc = json.loads(bundle)
+    return doc["config_db.json"], doc["frr.conf"]
+
+
+def _reload_test(running: str, candidate: str) -> str:
+    """``frr-reload.py --test`` output (Lines To Delete / Lines To Add, each with its context lines)."""
+    have, want = frr_paths(running), frr_paths(candidate)
+
+    def block(paths: list[tuple[str, ...]]) -> list[str]:
+        return [" " * i + e for p in paths for i, e in enumerate(p)]
+
+    return "\n".join(["Lines To Delete", "===============", *block([p for p in have if p not in want]), "",
+                      "Lines To Add", "============", *block([p for p in want if p not in have])]) + "\n"
+
+
+class SonicSim(ShellSim):
+    """SONiC's shell: ``running`` is the bundle of config_db (``show runningconfiguration all``) and frr.conf."""
+
+    def answer(self, command: str) -> tuple[int, str]:
+        dev = self.dev
+        db, frr = _sonic_split(dev.running)
+        wd = "/tmp/fabricgen"
+        if command.startswith(("mkdir ", "sudo docker exec bgp vtysh --dryrun")):
+            return 0, ""
+        if command.startswith("sudo install -m 600 "):
+            src, dst = command.split()[4:6]
+            dev.files[dst] = dev.files[src]
+            return 0, ""
+        if command == "show runningconfiguration all":
+            return 0, json.dumps(db, indent=4)
+        if "frr-reload.py --test" in command:
+            return 0, _reload_test(frr, dev.files["/etc/sonic/frr/fabricgen-candidate.conf"])
+        if command.startswith(f"cat {wd}/pending.json"):
+            return (0, dev.files[f"{wd}/pending.json"]) if f"{wd}/pending.json" in dev.files else (1, "")
+        if command.startswith("tr "):
+            pid = int(re.search(r"/proc/(\d+)/", command).group(1))  # type: ignore[union-attr]
+            alive = dev.pending and pid == self.timer_pid
+            return (0, "sh -c ... fabricgen-revert-timer") if alive else (1, "")
+        if command == "sudo config checkpoint fabricgen-rollback":
+            dev.files["checkpoint"] = json.dumps(db)
+            return 0, "Config Rollbacking: checkpoint fabricgen-rollback created\n"
+        if command.startswith("sudo docker exec bgp vtysh -c 'show running-config' | sudo tee "):
+            dev.files["/etc/sonic/frr/fabricgen-rollback.conf"] = frr
+            return 0, ""
+        if command.startswith("sudo config replace "):
+            self.new_db = json.loads(dev.files[command.split()[-1]])
+            return 0, (DATA / "sonic/config_replace_ok.txt").read_text()
+        if "frr-reload.py --reload /etc/frr/fabricgen-candidate.conf" in command:
+            new = json.dumps({"config_db.json": self.new_db,
+                              "frr.conf": dev.files["/etc/sonic/frr/fabricgen-candidate.conf"]})
+            dev.running = new  # both files are live; whether it stays is the timer's business (below)
+            return 0, ""
+        m = re.search(r"setsid nohup sh -c (.*) fabricgen-revert-timer", command)
+        if m:
+            seconds = int(re.search(r"sleep (\d+)", shlex.split(m.group(1))[0]).group(1))  # type: ignore[union-attr]
+            self.timer_pid = 4242
+            dev.previous = json.dumps({"config_db.json": json.loads(dev.files["checkpoint"]),
+                                       "frr.conf": dev.files["/etc/sonic/frr/fabricgen-rollback.conf"]})
+            dev.commit_at, dev.deadline = dev.clock, dev.clock + seconds
+            return 0, "4242\n"
+        if command.startswith("kill -TERM"):
+            dev.confirm()
+            self.timer_pid = None
+            return 0, ""
+        if command.startswith("rm -f "):
+            for path in shlex.split(command)[2:]:
+                dev.files.pop(path, None)
+            return 0, ""
+        if command.startswith("sudo config rollback fabricgen-rollback"):
+            dev.running = json.dumps({"config_db.json": json.loads(dev.files["checkpoint"]),
+                                      "frr.conf": dev.files["/etc/sonic/frr/fabricgen-rollback.conf"]})
+            dev.confirm()
+            return 0, (DATA / "sonic/config_rollback_ok.txt").read_text()
+        if command in ("sudo config save -y", "sudo docker exec bgp vtysh -c 'write memory'"):
+            dev.startup = dev.running
+            return 0, ""
+        if "show running-config" in command:
+            return 0, "Building configuration...\n\nCurrent configuration:\n!\nfrr version 8.5.4\n" + frr
+        if command == "hostname":
+            return 0, dev.hostname + "\n"
+        return 127, f"sh: simulated SONiC does not know {command.split()[0]}"
+
+    def tick(self, seconds: float) -> None:
+        super().tick(seconds)
+        if not self.dev.pending:
+            self.dev.files.pop("/tmp/fabricgen/pending.json", None)
+
+
+class NvueSim(ShellSim):
+    """Cumulus Linux's ``nv`` CLI: staged revision, applied revisions, ``--confirm`` timer."""
+
+    def __init__(self, dev: SimDevice) -> None:
+        super().__init__(dev)
+        self.staged: str | None = None
+        self.revisions: list[str] = [dev.running]  # applied revisions; rev id = index + 1
+
+    def answer(self, command: str) -> tuple[int, str]:
+        dev = self.dev
+        if command.startswith("mkdir "):
+            return 0, ""
+        m = re.fullmatch(r"nv config replace (\S+)", command)
+        if m:
+            self.staged = dev.files[m.group(1)]
+            return 0, ""
+        if command == "nv config diff":
+            if self.staged is None:
+                return 0, ""
+            return 0, "\n".join(d for d in difflib.unified_diff(dev.running.splitlines(), self.staged.splitlines(),
+                                                               lineterm="") if not d.startswith(("---", "+++")))
+        if command == "nv config detach":
+            self.staged = None
+            return 0, ""
+        m = re.fullmatch(r"nv config apply(?: --confirm (\d+)s)? -y", command)
+        if m and self.staged is not None:
+            dev.commit(self.staged, int(m.group(1)) if m.group(1) else None)
+            self.revisions.append(self.staged)
+            self.staged = None
+            return 0, f"applied [rev_id: {len(self.revisions)}]\n"
+        if command == "nv config apply --confirm-status":
+            if dev.pending:
+                return 0, f"Confirm-status: {int((dev.deadline or 0) - dev.clock)} seconds remaining\n"
+            return 0, (DATA / "nvue/confirm_status_none.txt").read_text()
+        if command == "nv config apply --confirm-yes":
+            dev.confirm()
+            return 0, ""
+        if command == "nv config history":
+            return 0, "".join(f"- apply-id: '{i}'\n  rev_id: '{i}'\n  state: applied\n  user: admin\n"
+                              for i in range(len(self.revisions), 0, -1))
+        m = re.fullmatch(r"nv config apply (\d+) -y", command)
+        if m:
+            text = self.revisions[int(m.group(1)) - 1]
+            dev.commit(text, None)
+            self.revisions.append(text)
+            return 0, ""
+        if command == "nv config show -o yaml":
+            return 0, "- header:\n    model: SN5600\n    nvue-api-version: nvue_v1\n    rev-id: 1.0\n" + dev.running
+        if command == "hostname":
+            return 0, dev.hostname + "\n"
+        return 127, f"bash: simulated Cumulus does not know {command.split()[0]}"
+
+    def tick(self, seconds: float) -> None:
+        was = self.dev.pending
+        super().tick(seconds)
+        if was and not self.dev.pending:
+            self.revisions.append(self.dev.running)  # NVUE applies the previous revision again
