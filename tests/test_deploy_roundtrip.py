@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fabricgen.deploy import apply as apply_mod
 from fabricgen.deploy import runner
@@ -377,3 +379,38 @@ def test_no_secret_or_credential_appears_in_any_output(
     bad = _apply(failing, tmp_path / "again").outcomes[DEVICE]
     assert bad.status == "unreachable" and "refused by 192.0.2.11" in bad.message
     assert _leaks(bad.message) == []
+
+
+# ------------------------------------------------------------------------- the simulator's vendor forms
+
+_WORD = st.text(alphabet="abcdefxyz0123456789-/:.", min_size=1, max_size=6) | st.sampled_from(
+    ["leaf of fabric", "$6$salt$hash", "et-0/0/0:1", "10.0.0.1/31"])
+
+
+@given(st.lists(st.lists(_WORD, min_size=2, max_size=6), min_size=1, max_size=12))
+def test_junos_curly_form_reads_back_as_the_same_set_lines(paths: list[list[str]]) -> None:
+    """The simulator's curly-brace running config (what Junos returns) is the set form drift normalises to."""
+    from fabricgen.deploy.normalize import junos_set_lines
+
+    unique = {tuple(p) for p in paths}
+    # a statement is a leaf or a container, never both (Junos prints only the container)
+    leaves = sorted(p for p in unique if not any(q[: len(p)] == p and q != p for q in unique))
+    lines = junos_set_lines("\n".join("set " + " ".join(f'"{w}"' if " " in w else w for w in p) for p in leaves))
+    back = junos_set_lines(junos_curly(lines))
+    assert back[0] == "set version 23.4R1"  # Junos prints its version first
+    assert sorted(back[1:]) == sorted(lines)
+
+
+@pytest.mark.parametrize("device", ["leaf1", "leaf4", "spine1"])
+def test_eos_modes_rebuilt_from_flat_session_commands_match_the_rendered_hierarchy(device: str) -> None:
+    """NAPALM sends a configure session's lines stripped of indentation; the simulator rebuilds EOS's blocks
+    (interface, qos profile → tx-queue, router bgp → address-family) exactly as rendered."""
+    from fabricgen.deploy.normalize import indent_paths
+    from tests.simdevice import eos_indent
+
+    fabric, _ = _fabric("eos")
+    rendered = intended_configs(fabric, [device])[device]
+    flat = [ln.strip() for ln in rendered.splitlines() if ln.strip() and not ln.strip().startswith("!")]
+    paths = indent_paths(eos_indent(flat))
+    assert paths == indent_paths(rendered)
+    assert any(len(p) == 3 and p[1].startswith("tx-queue") and "random-detect ecn" in p[2] for p in paths)
