@@ -47,6 +47,13 @@ class SimDevice:
     dead: bool = False
     sent: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    peers: dict[str, int] = field(default_factory=dict)  # as the cabling says: peer address → the peer's ASN
+    cabled: set[str] = field(default_factory=set)  # ports with a cable (link up when enabled)
+
+    def established(self, address: str, remote_as: int) -> bool:
+        """A configured session comes up when it points at a cabled peer with that peer's ASN (the peers run
+        their intended configuration)."""
+        return self.peers.get(address) == remote_as
 
     def receive(self, command: str) -> None:
         if self.dead:
@@ -129,6 +136,44 @@ def eos_indent(lines: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+def eos_bgp(running: str) -> tuple[int, str, dict[str, int]]:
+    """(local ASN, router-id, neighbour → remote ASN) of an EOS running config."""
+    from fabricgen.deploy.normalize import indent_paths
+
+    asn, rid, nbrs = 0, "", {}
+    for p in indent_paths(running):
+        if p[0].startswith("router bgp ") and len(p) == 2:
+            asn = int(p[0].split()[2])
+            words = p[1].split()
+            if words[0] == "router-id":
+                rid = words[1]
+            elif words[0] == "neighbor" and words[2:3] == ["remote-as"]:
+                nbrs[words[1]] = int(words[3])
+    return asn, rid, nbrs
+
+
+def eos_interfaces(running: str) -> dict[str, dict[str, Any]]:
+    """Interface → mtu, speed (Mbit/s, from ``speed 400g-4``), description, shutdown."""
+    from fabricgen.deploy.normalize import indent_paths
+
+    out: dict[str, dict[str, Any]] = {}
+    for p in indent_paths(running):
+        if not p[0].startswith("interface "):
+            continue
+        i = out.setdefault(p[0].split()[1], {"mtu": 1500, "speed": 0, "description": "", "shutdown": False})
+        if len(p) == 2:
+            words = p[1].split()
+            if words[0] == "mtu":
+                i["mtu"] = int(words[1])
+            elif words[0] == "speed" and (m := re.match(r"(\d+)g", words[1])):
+                i["speed"] = int(m.group(1)) * 1000
+            elif words[0] == "description":
+                i["description"] = p[1][len("description "):]
+            elif p[1] == "shutdown":
+                i["shutdown"] = True
+    return out
+
+
 def eos_sanitized(text: str) -> str:
     """``show running-config sanitized``: EOS replaces secrets and SNMP communities with ``<removed>``."""
     text = re.sub(r"(secret sha512|secret 0|secret 5|secret) \S+", r"\1 <removed>", text)
@@ -191,6 +236,27 @@ class EosSim:
                 sessions[self.pending_session] = {"state": "pendingCommitTimer", "commitBy": dev.deadline,
                                                   "commitUser": "admin", "description": "", "instances": {}}
             return {"sessions": sessions, "maxSavedSessions": 1, "maxOpenSessions": 5}
+        if cmd in ("show ip bgp summary vrf all", "show ipv6 bgp summary vrf all"):
+            _, rid, _ = eos_bgp(dev.running)
+            return {"vrfs": {"default": {"routerId": rid, "peers": {}}}} if rid else {"vrfs": {}}
+        if cmd == "show ip bgp neighbors vrf all":
+            asn, rid, nbrs = eos_bgp(dev.running)
+            peers = [{"peerAddress": a, "localAsn": str(asn), "asn": str(r), "routerId": "0.0.0.0",
+                      "state": "Established" if dev.established(a, r) else "Active", "idleReason": "",
+                      "description": "", "prefixesReceived": 0, "prefixesSent": 0, "v6PrefixesReceived": 0,
+                      "v6PrefixesSent": 0, "establishedTime": 10} for a, r in nbrs.items()]
+            return {"vrfs": {"default": {"peerList": peers}}} if rid else {"vrfs": {}}
+        if cmd == "show ipv6 bgp peers vrf all":
+            return {"vrfs": {}}
+        if cmd == "show interfaces":
+            out = {}
+            for name, i in eos_interfaces(dev.running).items():
+                up = name in dev.cabled and not i["shutdown"]
+                out[name] = {"name": name, "lineProtocolStatus": "up" if up else "down",
+                             "interfaceStatus": "disabled" if i["shutdown"] else ("connected" if up else "notconnect"),
+                             "description": i["description"], "mtu": i["mtu"], "bandwidth": i["speed"] * 1_000_000,
+                             "physicalAddress": "00:1c:73:00:00:01", "hardware": "ethernet"}
+            return {"interfaces": out}
         if cmd == "show running-config sanitized":
             return {"output": eos_sanitized(dev.running)}
         if cmd == "show running-config":

@@ -38,6 +38,7 @@ from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.normalize import ConfigDiff
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.transport import Target
+from fabricgen.deploy.verify import check_bgp, check_interfaces, expected_sessions
 from fabricgen.inventory.load import load_inventory
 from fabricgen.render.retarget import retarget
 from fabricgen.report.live import drift_lines
@@ -163,7 +164,12 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
     fabric, intended = _fabric(platform)
     dev = SimDevice(platform, DEVICE, _initial_running(platform, ADDRESS), lose_session_after=lose_session_after)
     dev.startup = dev.running
-    targets = Targets({DEVICE: Target(DEVICE, platform, ADDRESS)}, Credentials("admin", PASSWORD), "simulated")
+    dev.peers = {a: asn for a, (_, asn) in expected_sessions(fabric, DEVICE, set(fabric.switches)).items()}
+    dev.cabled = {p.name for p in fabric.switches[DEVICE].ports if p.peer_device}
+    # the spines are in scope (their sessions with leaf1 are verified), only leaf1 is pushed
+    hosts = {DEVICE: ADDRESS, "spine1": "192.0.2.21", "spine2": "192.0.2.22"}
+    targets = Targets({n: Target(n, platform, h) for n, h in hosts.items()}, Credentials("admin", PASSWORD),
+                      "simulated")
     sim: Any
     if platform == "eos":
         from napalm.eos.eos import EOSDriver
@@ -224,15 +230,25 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
     return Rig(platform, fabric, intended, dev, sim, make, targets)
 
 
-VERIFIED: list[str] = []
+REAL_VERIFY = {"eos"}
+"""Platforms whose simulator answers the getters verification reads (BGP neighbours, interfaces) from its running
+config and the cabling; on the others verification is recorded as passed."""
+VERIFIED: list[tuple[str, list[str]]] = []
 
 
 @pytest.fixture(autouse=True)
-def _verification_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Post-commit verification passes and records the device (see the module docstring)."""
+def _verification(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    callspec = getattr(request.node, "callspec", None)
+    platform = callspec.params.get("platform") if callspec else None
+    real = apply_mod._verify_after_commit
     VERIFIED.clear()
-    monkeypatch.setattr(apply_mod, "_verify_after_commit",
-                        lambda fabric, device, *a, **k: VERIFIED.append(device) or [])
+
+    def spy(fabric: Fabric, device: str, *args: Any, **kw: Any) -> list[str]:
+        problems = real(fabric, device, *args, **kw) if platform in REAL_VERIFY else []
+        VERIFIED.append((device, problems))
+        return problems
+
+    monkeypatch.setattr(apply_mod, "_verify_after_commit", spy)
 
 
 def _apply(rig: Rig, tmp_path: Path) -> ApplyReport:
@@ -254,6 +270,35 @@ def _drift(rig: Rig) -> runner.Results[ConfigDiff]:
     return runner.run(task, [DEVICE], 1, rig.targets.secrets(), "drift")
 
 
+@pytest.mark.parametrize("platform", sorted(REAL_VERIFY))
+def test_verification_reads_the_cabled_sessions_and_links_from_the_device(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rig = _rig(platform, monkeypatch)
+    assert _apply(rig, tmp_path).outcomes[DEVICE].status == "applied"
+    d = rig.make_driver(rig.targets.targets[DEVICE], rig.targets.credentials)
+    d.open()
+    scope = set(rig.targets.targets)
+    bgp = check_bgp(rig.fabric, DEVICE, scope, d.get_bgp_neighbors())
+    links = check_interfaces(rig.fabric, DEVICE, scope, d.get_interfaces())
+    assert [c.detail for c in bgp] == ["Established"] * 4
+    assert len(links) == 4 and all(c.ok for c in links), [c.detail for c in links]
+
+
+@pytest.mark.parametrize("platform", sorted(REAL_VERIFY))
+def test_an_unplugged_uplink_fails_verification_and_the_device_is_rolled_back(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rig = _rig(platform, monkeypatch)
+    old = rig.dev.running
+    uplink = next(p.name for p in rig.fabric.switches[DEVICE].ports if p.peer_device == "spine1")
+    rig.dev.cabled.discard(uplink)
+    outcome = _apply(rig, tmp_path).outcomes[DEVICE]
+    assert outcome.status == "rolled-back", outcome.message
+    assert f"interface {uplink}: down" in outcome.message
+    assert rig.dev.running == old and not rig.dev.pending
+
+
 def _diff(rig: Rig) -> ConfigDiff:
     result = _drift(rig).by_device[DEVICE]
     assert result.value is not None, result.error
@@ -270,7 +315,7 @@ def test_apply_then_drift_is_clean(platform: str, monkeypatch: pytest.MonkeyPatc
     report = _apply(rig, tmp_path)
     outcome = report.outcomes[DEVICE]
     assert outcome.status == "applied", outcome.message
-    assert report.ok and VERIFIED == [DEVICE]
+    assert report.ok and VERIFIED == [(DEVICE, [])]
     assert not rig.dev.pending  # confirmed: no timer left to revert it
     diff = _diff(rig)
     assert (diff.missing, diff.unexpected) == ((), ()), drift_lines(diff)
