@@ -538,6 +538,41 @@ def _reload_test(running: str, candidate: str) -> str:
                       "Lines To Add", "============", *block([p for p in want if p not in have])]) + "\n"
 
 
+def frr_neighbors_json(dev: SimDevice, nbrs: dict[str, int]) -> str:
+    """``vtysh -c 'show bgp vrf all neighbors json'`` (FRR 8.x) for the configured neighbours."""
+    body = {a: {"remoteAs": r, "localAs": 0, "localRouterId": "", "nbrDesc": "",
+                "bgpState": "Established" if dev.established(a, r) else "Active", "bgpTimerUpMsec": 10000}
+            for a, r in nbrs.items()}
+    return json.dumps({"default": {"vrfId": 0, "vrfName": "default", **body}})
+
+
+def frr_conf_neighbors(text: str) -> dict[str, int]:
+    out = {}
+    for p in frr_paths(text):
+        if p[0].startswith("router bgp ") and len(p) == 2 and re.fullmatch(r"neighbor \S+ remote-as \d+", p[1]):
+            out[p[1].split()[1]] = int(p[1].split()[3])
+    return out
+
+
+SONIC_STATUS_COLUMNS = (("Interface", 12), ("Lanes", 40), ("Speed", 8), ("MTU", 6), ("FEC", 5), ("Alias", 8),
+                        ("Vlan", 7), ("Oper", 5), ("Admin", 6), ("Type", 8), ("Asym PFC", 9))
+
+
+def sonic_interfaces_status(dev: SimDevice, db: dict[str, Any]) -> str:
+    """``show interfaces status`` from config_db's PORT table (link up where cabled and admin up)."""
+    def row(values: list[str]) -> str:
+        return " ".join(v.rjust(w) for v, (_, w) in zip(values, SONIC_STATUS_COLUMNS, strict=True))
+
+    lines = [row([c for c, _ in SONIC_STATUS_COLUMNS]), " ".join("-" * w for _, w in SONIC_STATUS_COLUMNS)]
+    for name, port in (db.get("PORT") or {}).items():
+        admin = port.get("admin_status", "down")
+        oper = "up" if admin == "up" and name in dev.cabled else "down"
+        speed = f"{int(port.get('speed', '0')) // 1000}G"
+        lines.append(row([name, port.get("lanes", ""), speed, port.get("mtu", "9100"), port.get("fec", "N/A"),
+                          port.get("alias", ""), "routed", oper, admin, "OSFP", "N/A"]))
+    return "\n".join(lines) + "\n"
+
+
 class SonicSim(ShellSim):
     """SONiC's shell: ``running`` is the bundle of config_db (``show runningconfiguration all``) and frr.conf."""
 
@@ -601,6 +636,10 @@ class SonicSim(ShellSim):
             return 0, ""
         if "show running-config" in command:
             return 0, "Building configuration...\n\nCurrent configuration:\n!\nfrr version 8.5.4\n" + frr
+        if command == "vtysh -c 'show bgp vrf all neighbors json'":
+            return 0, frr_neighbors_json(dev, frr_conf_neighbors(frr))
+        if command == "show interfaces status":
+            return 0, sonic_interfaces_status(dev, db)
         if command == "hostname":
             return 0, dev.hostname + "\n"
         return 127, f"sh: simulated SONiC does not know {command.split()[0]}"
@@ -659,9 +698,41 @@ class NvueSim(ShellSim):
             return 0, ""
         if command == "nv config show -o yaml":
             return 0, "- header:\n    model: SN5600\n    nvue-api-version: nvue_v1\n    rev-id: 1.0\n" + dev.running
+        if command == "vtysh -c 'show bgp vrf all neighbors json'":
+            return 0, frr_neighbors_json(dev, self._neighbors())
+        if command == "ip -j -d link show":
+            return 0, json.dumps([
+                {"ifname": n, "flags": ["BROADCAST", "UP", *(["LOWER_UP"] if up else [])],
+                 "operstate": "UP" if up else "DOWN", "mtu": mtu, "address": "1c:34:da:00:00:01", "linkinfo": {}}
+                for n, (mtu, _, up) in self._links().items()])
+        if command.startswith("for i in /sys/class/net/*"):
+            return 0, "".join(f"{n} {speed}\n" for n, (_, speed, _) in self._links().items())
         if command == "hostname":
             return 0, dev.hostname + "\n"
         return 127, f"bash: simulated Cumulus does not know {command.split()[0]}"
+
+    def _tree(self) -> dict[str, Any]:
+        from fabricgen.deploy.normalize import nvue_tree
+
+        tree: dict[str, Any] = nvue_tree(self.dev.running) or {}
+        return tree
+
+    def _neighbors(self) -> dict[str, int]:
+        bgp = ((((self._tree().get("vrf") or {}).get("default") or {}).get("router") or {}).get("bgp") or {})
+        return {str(a): int(n["remote-as"]) for a, n in (bgp.get("neighbor") or {}).items()
+                if isinstance(n, dict) and str(n.get("remote-as", "")).isdigit()}
+
+    def _links(self) -> dict[str, tuple[int, int, bool]]:
+        """Interface → (MTU, speed in Mbit/s, link up) of the swp ports the running config sets up."""
+        out = {}
+        for name, iface in (self._tree().get("interface") or {}).items():
+            link = (iface or {}).get("link") or {}
+            if "mtu" not in link:
+                continue
+            m = re.fullmatch(r"(\d+)G", str(link.get("speed", "")))
+            up = "up" in (link.get("state") or {}) and name in self.dev.cabled
+            out[str(name)] = (int(link["mtu"]), int(m.group(1)) * 1000 if m else -1, up)
+        return out
 
     def tick(self, seconds: float) -> None:
         was = self.dev.pending
