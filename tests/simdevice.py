@@ -307,6 +307,63 @@ class EosSim:
 # ============================================================================================== NX-OS
 
 
+def nxos_bgp(running: str) -> tuple[int, str, dict[str, int]]:
+    """(local ASN, router-id, neighbour → remote ASN) of an NX-OS running config."""
+    from fabricgen.deploy.normalize import indent_paths
+
+    asn, rid, nbrs = 0, "", {}
+    for p in indent_paths(running):
+        if not p[0].startswith("router bgp "):
+            continue
+        asn = int(p[0].split()[2])
+        if len(p) == 2 and p[1].startswith("router-id "):
+            rid = p[1].split()[1]
+        if len(p) == 3 and p[1].startswith("neighbor ") and p[2].startswith("remote-as "):
+            nbrs[p[1].split()[1]] = int(p[2].split()[1])
+    return asn, rid, nbrs
+
+
+def nxos_bgp_summary(dev: SimDevice) -> str:
+    """``show bgp all summary vrf all`` in NX-OS's table form (State/PfxRcd: a count when Established)."""
+    asn, rid, nbrs = nxos_bgp(dev.running)
+    if not rid:
+        return ""
+    rows = [f"{a:<16}4 {r:>10}     120     118       12    0    0 00:10:00 "
+            f"{'9' if dev.established(a, r) else 'Active'}" for a, r in nbrs.items()]
+    return "\n".join([
+        "BGP summary information for VRF default, address family IPv4 Unicast",
+        f"BGP router identifier {rid}, local AS number {asn}",
+        f"BGP table version is 12, IPv4 Unicast config peers {len(nbrs)}, capable peers {len(nbrs)}",
+        "", "Neighbor        V    AS MsgRcvd MsgSent   TblVer  InQ OutQ Up/Down  State/PfxRcd", *rows]) + "\n"
+
+
+def nxos_show_interface(dev: SimDevice) -> str:
+    """``show interface`` sections (state, admin state, hardware, description, MTU/BW) from the running config."""
+    from fabricgen.deploy.normalize import indent_paths
+
+    ifaces: dict[str, dict[str, Any]] = {}
+    for p in indent_paths(dev.running):
+        if p[0].startswith("interface ") and not p[0].startswith("interface mgmt"):
+            i = ifaces.setdefault(p[0].split()[1], {"mtu": 1500, "speed": 0, "description": "", "shutdown": True})
+            if len(p) == 2:
+                key, _, value = p[1].partition(" ")
+                if key in ("mtu", "speed"):
+                    i[key] = int(value)
+                elif key == "description":
+                    i["description"] = value
+                elif p[1] in ("shutdown", "no shutdown"):
+                    i["shutdown"] = p[1] == "shutdown"
+    out = []
+    for name, i in ifaces.items():
+        up = name in dev.cabled and not i["shutdown"]
+        state = "up" if up else ("down (Administratively down)" if i["shutdown"] else "down (Link not connected)")
+        out += [f"{name} is {state}", f"admin state is {'down' if i['shutdown'] else 'up'}, Dedicated Interface",
+                "  Hardware: 100000/400000/800000 Ethernet, address: 00fe.c8a1.0001 (bia 00fe.c8a1.0001)",
+                f"  Description: {i['description']}",
+                f"  MTU {i['mtu']} bytes, BW {i['speed'] * 1000} Kbit , DLY 10 usec"]
+    return "\n".join(out) + "\n"
+
+
 class NxosSim:
     """netmiko's connection object and ``file_transfer`` as NAPALM's nxos_ssh driver uses them."""
 
@@ -338,6 +395,10 @@ class NxosSim:
             out = f"!Command: show running-config\n!Time: simulated\n\nversion 10.3(4a) Bios:version\n{dev.running}"
         elif command == "show hostname":
             out = dev.hostname
+        elif command == "show bgp all summary vrf all":
+            out = nxos_bgp_summary(dev)
+        elif command == "show interface":
+            out = nxos_show_interface(dev)
         else:
             m = re.fullmatch(r"show diff rollback-patch file (\S+) file (\S+)", command)
             if m:
