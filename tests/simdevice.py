@@ -450,6 +450,8 @@ def junos_curly(set_lines: list[str]) -> str:
 
     tree: dict[str, Any] = {}
     for line in set_lines:
+        if line.startswith("set version "):
+            continue  # the device states its own version
         node = tree
         for tok in _junos_tokens(line)[1:]:
             node = node.setdefault(tok, {})
@@ -477,6 +479,39 @@ def junos_curly(set_lines: list[str]) -> str:
         return out
 
     return "## Last commit: simulated\nversion 23.4R1;\n" + "\n".join(emit(tree, 0)) + "\n"
+
+
+def junos_bgp(lines: list[str]) -> tuple[int, str, dict[str, int]]:
+    """(local ASN, router-id, neighbour → peer ASN) of a Junos configuration's set lines."""
+    asn, rid, nbrs = 0, "", {}
+    for line in lines:
+        w = line.split()
+        if w[1:3] == ["routing-options", "autonomous-system"]:
+            asn = int(w[3])
+        elif w[1:3] == ["routing-options", "router-id"]:
+            rid = w[3]
+        elif w[1:3] == ["protocols", "bgp"] and "neighbor" in w and w[-2] == "peer-as":
+            nbrs[w[w.index("neighbor") + 1]] = int(w[-1])
+    return asn, rid, nbrs
+
+
+def junos_interfaces(lines: list[str]) -> dict[str, dict[str, Any]]:
+    """Physical interface → mtu, speed (``800Gbps`` as ``show interfaces`` prints it), description, disable."""
+    out: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        w = line.split(maxsplit=4)
+        if len(w) < 4 or w[1] != "interfaces" or w[3] == "unit":
+            continue
+        i = out.setdefault(w[2], {"mtu": 1514, "speed": "Unspecified", "description": "", "disable": False})
+        if w[3] == "mtu":
+            i["mtu"] = int(w[4])
+        elif w[3] == "speed":
+            i["speed"] = w[4].upper().replace("G", "Gbps")
+        elif w[3] == "description":
+            i["description"] = w[4].strip('"')
+        elif w[3] == "disable":
+            i["disable"] = True
+    return out
 
 
 class JunosSim:
@@ -544,6 +579,37 @@ class JunosSim:
             return (f'{ns}<commit-revision-information><date-time junos:seconds="{int(dev.commit_at)}">'
                     f"simulated</date-time><revision>re0-{int(dev.commit_at)}-1</revision><user>admin</user>"
                     f"<client>netconf</client>{comment}</commit-revision-information></rpc-reply>")
+        if tag == "get-instance-information":
+            return (f"{ns}<instance-information><instance-core><instance-name>master</instance-name>"
+                    "</instance-core></instance-information></rpc-reply>")
+        if tag in ("get-bgp-neighbor-information", "get-bgp-summary-information"):
+            asn, rid, nbrs = junos_bgp(self._lines())
+            peers = []
+            for a, r in nbrs.items():
+                up = dev.established(a, r)
+                if tag == "get-bgp-summary-information":
+                    peers.append(f"<bgp-peer><peer-address>{a}</peer-address>"
+                                 f'<elapsed-time junos:seconds="{600 if up else 0}">10:00</elapsed-time></bgp-peer>')
+                    continue
+                rib = ("<bgp-rib><name>inet.0</name><send-state>in sync</send-state><received-prefix-count>9"
+                       "</received-prefix-count><accepted-prefix-count>9</accepted-prefix-count>"
+                       "<advertised-prefix-count>9</advertised-prefix-count></bgp-rib>") if up else ""
+                peers.append(f"<bgp-peer><peer-address>{a}+179</peer-address><peer-as>{r}</peer-as>"
+                             f"<peer-state>{'Established' if up else 'Active'}</peer-state>"
+                             f"<peer-fwd-rti>master</peer-fwd-rti><local-as>{asn}</local-as><local-id>{rid}</local-id>"
+                             f"<peer-id>0.0.0.0</peer-id>{rib}</bgp-peer>")
+            return f"{ns}<bgp-information>{''.join(peers)}</bgp-information></rpc-reply>"
+        if tag == "get-interface-information":
+            rows = []
+            for name, i in junos_interfaces(self._lines()).items():
+                up = name in dev.cabled and not i["disable"]
+                rows.append(f"<physical-interface><name>{name}</name>"
+                            f"<admin-status>{'down' if i['disable'] else 'up'}</admin-status>"
+                            f"<oper-status>{'up' if up else 'down'}</oper-status>"
+                            f"<description>{escape(i['description'])}</description><speed>{i['speed']}</speed>"
+                            f"<mtu>{i['mtu']}</mtu><current-physical-address>2c:6b:f5:00:00:01"
+                            "</current-physical-address></physical-interface>")
+            return f"{ns}<interface-information>{''.join(rows)}</interface-information></rpc-reply>"
         if tag == "get-system-uptime-information":
             return (f'{ns}<system-uptime-information><current-time><date-time junos:seconds="{int(dev.clock)}">'
                     "simulated</date-time></current-time></system-uptime-information></rpc-reply>")

@@ -230,7 +230,7 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
     return Rig(platform, fabric, intended, dev, sim, make, targets)
 
 
-REAL_VERIFY = {"eos", "nxos", "sonic", "nvue"}
+REAL_VERIFY = set(PLATFORMS)
 """Platforms whose simulator answers the getters verification reads (BGP neighbours, interfaces) from its running
 config and the cabling; on the others verification is recorded as passed."""
 VERIFIED: list[tuple[str, list[str]]] = []
