@@ -49,6 +49,11 @@ class SimDevice:
     files: dict[str, str] = field(default_factory=dict)
     peers: dict[str, int] = field(default_factory=dict)  # as the cabling says: peer address → the peer's ASN
     cabled: set[str] = field(default_factory=set)  # ports with a cable (link up when enabled)
+    lldp: dict[str, tuple[str, str]] = field(default_factory=dict)  # port → (peer host, port ID it advertises)
+
+    def neighbours(self) -> dict[str, tuple[str, str]]:
+        """LLDP neighbours heard: on cabled ports only."""
+        return {port: peer for port, peer in self.lldp.items() if port in self.cabled}
 
     def established(self, address: str, remote_as: int) -> bool:
         """A configured session comes up when it points at a cabled peer with that peer's ASN (the peers run
@@ -246,6 +251,9 @@ class EosSim:
                       "description": "", "prefixesReceived": 0, "prefixesSent": 0, "v6PrefixesReceived": 0,
                       "v6PrefixesSent": 0, "establishedTime": 10} for a, r in nbrs.items()]
             return {"vrfs": {"default": {"peerList": peers}}} if rid else {"vrfs": {}}
+        if cmd == "show lldp neighbors":
+            return {"lldpNeighbors": [{"port": port, "neighborDevice": host, "neighborPort": pid, "ttl": 120}
+                                      for port, (host, pid) in dev.neighbours().items()]}
         if cmd == "show ipv6 bgp peers vrf all":
             return {"vrfs": {}}
         if cmd == "show interfaces":
@@ -399,6 +407,14 @@ class NxosSim:
             out = nxos_bgp_summary(dev)
         elif command == "show interface":
             out = nxos_show_interface(dev)
+        elif command == "show lldp neighbors detail":
+            out = "".join(
+                f"Chassis id: 00fe.c8a1.0002\nPort id: {pid}\nLocal Port id: {port.replace('Ethernet', 'Eth')}\n"
+                f"Port Description: {host}:{pid}\nSystem Name: {host}\n"
+                "System Description: Cisco Nexus Operating System (NX-OS) Software 10.3(4a)\n"
+                "Time remaining: 105 seconds\nSystem Capabilities: B, R\nEnabled Capabilities: R\n"
+                "Management Address: not advertised\nVlan ID: not advertised\n\n"
+                for port, (host, pid) in dev.neighbours().items()) + f"Total entries displayed: {len(dev.lldp)}\n"
         else:
             m = re.fullmatch(r"show diff rollback-patch file (\S+) file (\S+)", command)
             if m:
@@ -599,6 +615,14 @@ class JunosSim:
                              f"<peer-fwd-rti>master</peer-fwd-rti><local-as>{asn}</local-as><local-id>{rid}</local-id>"
                              f"<peer-id>0.0.0.0</peer-id>{rib}</bgp-peer>")
             return f"{ns}<bgp-information>{''.join(peers)}</bgp-information></rpc-reply>"
+        if tag == "get-lldp-neighbors-information":
+            rows = "".join(f"<lldp-neighbor-information><lldp-local-port-id>{port}</lldp-local-port-id>"
+                           f"<lldp-local-parent-interface-name>-</lldp-local-parent-interface-name>"
+                           f"<lldp-remote-chassis-id>2c:6b:f5:00:00:02</lldp-remote-chassis-id>"
+                           f"<lldp-remote-port-id>{pid}</lldp-remote-port-id>"
+                           f"<lldp-remote-system-name>{host}</lldp-remote-system-name></lldp-neighbor-information>"
+                           for port, (host, pid) in dev.neighbours().items())
+            return f"{ns}<lldp-neighbors-information>{rows}</lldp-neighbors-information></rpc-reply>"
         if tag == "get-interface-information":
             rows = []
             for name, i in junos_interfaces(self._lines()).items():
@@ -767,6 +791,14 @@ class SonicSim(ShellSim):
             return 0, frr_neighbors_json(dev, frr_conf_neighbors(frr))
         if command == "show interfaces status":
             return 0, sonic_interfaces_status(dev, db)
+        if command == "show lldp table":
+            rows = "".join(f"{port:<13}{host:<16}{pid:<19}BR            {pid}\n"
+                           for port, (host, pid) in dev.neighbours().items())
+            return 0, ("Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+                       "LocalPort    RemoteDevice    RemotePortID       Capability    RemotePortDescr\n"
+                       "-----------  --------------  -----------------  ------------  -----------------\n" + rows +
+                       f"--------------------------------------------------\nTotal entries displayed:  "
+                       f"{len(dev.neighbours())}\n")
         if command == "hostname":
             return 0, dev.hostname + "\n"
         return 127, f"sh: simulated SONiC does not know {command.split()[0]}"
@@ -827,6 +859,11 @@ class NvueSim(ShellSim):
             return 0, "- header:\n    model: SN5600\n    nvue-api-version: nvue_v1\n    rev-id: 1.0\n" + dev.running
         if command == "vtysh -c 'show bgp vrf all neighbors json'":
             return 0, frr_neighbors_json(dev, self._neighbors())
+        if command == "lldpcli -f json0 show neighbors":
+            return 0, json.dumps({"lldp": [{"interface": [
+                {"name": port, "via": "LLDP", "chassis": [{"name": [{"value": host}]}],
+                 "port": [{"id": [{"type": "ifname", "value": pid}], "descr": [{"value": pid}]}]}
+                for port, (host, pid) in dev.neighbours().items()]}]})
         if command == "ip -j -d link show":
             return 0, json.dumps([
                 {"ifname": n, "flags": ["BROADCAST", "UP", *(["LOWER_UP"] if up else [])],

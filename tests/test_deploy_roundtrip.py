@@ -12,8 +12,10 @@ a running configuration fabricgen does not own, including a password hash and an
 4. neither a device secret nor the login password appears in the apply report, the drift report (text and
    JSON) or an error message.
 
-Verification after the commit (BGP sessions, interfaces) is replaced by a recorder: the simulator does not
-answer the vendors' BGP/interface getters yet, and those checks are tested on their own (test_deploy_units).
+The simulator answers the getters that verification reads (BGP neighbours, interfaces, LLDP) from its running
+configuration and the inventory's cabling: a configured session is Established when it names a cabled peer's
+address and ASN, a cabled port is up, and LLDP hears the peer's host name and port ID (a SONiC peer's alias).
+So apply's verification after the commit runs for real, and an unplugged uplink rolls the device back.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.normalize import ConfigDiff
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.transport import Target
-from fabricgen.deploy.verify import check_bgp, check_interfaces, expected_sessions
+from fabricgen.deploy.verify import check_bgp, check_interfaces, expected_sessions, sonic_aliases, verify_device
 from fabricgen.inventory.load import load_inventory
 from fabricgen.render.retarget import retarget
 from fabricgen.report.live import drift_lines
@@ -160,12 +162,22 @@ def _fabric(platform: str) -> tuple[Fabric, str]:
     return _FABRICS[platform]
 
 
+def _aliases(platform: str) -> dict[tuple[str, str], str]:
+    fabric, _ = _fabric(platform)
+    if platform != "sonic":
+        return {}
+    return sonic_aliases(intended_configs(fabric), {n: s.platform for n, s in fabric.switches.items()})
+
+
 def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str | None = None) -> Rig:
     fabric, intended = _fabric(platform)
     dev = SimDevice(platform, DEVICE, _initial_running(platform, ADDRESS), lose_session_after=lose_session_after)
     dev.startup = dev.running
     dev.peers = {a: asn for a, (_, asn) in expected_sessions(fabric, DEVICE, set(fabric.switches)).items()}
     dev.cabled = {p.name for p in fabric.switches[DEVICE].ports if p.peer_device}
+    aliases = _aliases(platform)  # SONiC peers advertise their port's alias as the port ID
+    dev.lldp = {p.name: (p.peer_device, aliases.get((p.peer_device, p.peer_port), p.peer_port))
+                for p in fabric.switches[DEVICE].ports if p.peer_device in fabric.switches}
     # the spines are in scope (their sessions with leaf1 are verified), only leaf1 is pushed
     hosts = {DEVICE: ADDRESS, "spine1": "192.0.2.21", "spine2": "192.0.2.22"}
     targets = Targets({n: Target(n, platform, h) for n, h in hosts.items()}, Credentials("admin", PASSWORD),
@@ -230,21 +242,17 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
     return Rig(platform, fabric, intended, dev, sim, make, targets)
 
 
-REAL_VERIFY = set(PLATFORMS)
-"""Platforms whose simulator answers the getters verification reads (BGP neighbours, interfaces) from its running
-config and the cabling; on the others verification is recorded as passed."""
 VERIFIED: list[tuple[str, list[str]]] = []
 
 
 @pytest.fixture(autouse=True)
-def _verification(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    callspec = getattr(request.node, "callspec", None)
-    platform = callspec.params.get("platform") if callspec else None
+def _verification_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """apply's own verification after the commit runs; what it found is recorded for the tests to assert on."""
     real = apply_mod._verify_after_commit
     VERIFIED.clear()
 
     def spy(fabric: Fabric, device: str, *args: Any, **kw: Any) -> list[str]:
-        problems = real(fabric, device, *args, **kw) if platform in REAL_VERIFY else []
+        problems: list[str] = real(fabric, device, *args, **kw)
         VERIFIED.append((device, problems))
         return problems
 
@@ -270,7 +278,7 @@ def _drift(rig: Rig) -> runner.Results[ConfigDiff]:
     return runner.run(task, [DEVICE], 1, rig.targets.secrets(), "drift")
 
 
-@pytest.mark.parametrize("platform", sorted(REAL_VERIFY))
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_verification_reads_the_cabled_sessions_and_links_from_the_device(
     platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -283,9 +291,17 @@ def test_verification_reads_the_cabled_sessions_and_links_from_the_device(
     links = check_interfaces(rig.fabric, DEVICE, scope, d.get_interfaces())
     assert [c.detail for c in bgp] == ["Established"] * 4
     assert len(links) == 4 and all(c.ok for c in links), [c.detail for c in links]
+    # `fabricgen verify`'s whole check, LLDP included (a SONiC peer's port ID is its alias)
+    verdict = verify_device(rig.fabric, DEVICE, scope, d, _aliases(platform))
+    assert sorted(c.kind for c in verdict.checks) == ["bgp"] * 4 + ["interface"] * 4 + ["lldp"] * 4
+    assert verdict.ok, [f"{c.subject}: {c.detail}" for c in verdict.failures]
+    unplugged = next(iter(rig.dev.lldp))
+    rig.dev.cabled.discard(unplugged)
+    failed = {c.kind for c in verify_device(rig.fabric, DEVICE, scope, d, _aliases(platform)).failures}
+    assert failed == {"lldp", "interface"}
 
 
-@pytest.mark.parametrize("platform", sorted(REAL_VERIFY))
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_an_unplugged_uplink_fails_verification_and_the_device_is_rolled_back(
     platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
