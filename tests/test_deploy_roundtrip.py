@@ -475,3 +475,20 @@ def test_eos_modes_rebuilt_from_flat_session_commands_match_the_rendered_hierarc
     paths = indent_paths(eos_indent(flat))
     assert paths == indent_paths(rendered)
     assert any(len(p) == 3 and p[1].startswith("tx-queue") and "random-detect ecn" in p[2] for p in paths)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_the_rendered_config_without_management_is_refused_before_anything_reaches_the_device(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The guard stays: until the base section renders management access, the bare candidate would cut the
+    session, and apply refuses it with the device untouched."""
+    rig = _rig(platform, monkeypatch)
+    fabric, _ = _fabric(platform)
+    bare = intended_configs(fabric, [DEVICE])[DEVICE]
+    opts = ApplyOptions(revert_in=0 if platform == "nxos" else REVERT, settle=0, workers=1)
+    report = apply(rig.fabric, {DEVICE: bare}, rig.targets, opts, tmp_path, make_driver=rig.make_driver)
+    outcome = report.outcomes[DEVICE]
+    assert outcome.status == "refused", outcome.message
+    assert f"the candidate configures no interface with {ADDRESS}" in outcome.message
+    assert rig.dev.sent == [] and rig.dev.running == _initial_running(platform, ADDRESS)
