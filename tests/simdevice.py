@@ -403,6 +403,20 @@ class NxosSim:
             out = f"!Command: show running-config\n!Time: simulated\n\nversion 10.3(4a) Bios:version\n{dev.running}"
         elif command == "show hostname":
             out = dev.hostname
+        elif command == "show version":
+            out = ("Cisco Nexus Operating System (NX-OS) Software\nSoftware\n"
+                   "  NXOS: version 10.3(4a) [Maintenance Release]\n"
+                   "Hardware\n  cisco Nexus9000 C9364D-GX2A Chassis\n\n"
+                   "Kernel uptime is 0 day(s), 0 hour(s), 16 minute(s), 40 second(s)\n")
+        elif command == "show hosts":
+            out = "DNS lookup enabled\nDefault domain for vrf:default is example.net\n"
+        elif command == "show inventory | json":
+            out = json.dumps({"TABLE_inv": {"ROW_inv": [{"name": "Chassis", "serialnum": "FDO26010SIM"}]}})
+        elif command == "show interface status":
+            out = ("\n--------------------------------------------------------------------------------\n"
+                   "Port          Name               Status    Vlan      Duplex  Speed   Type\n"
+                   "--------------------------------------------------------------------------------\n"
+                   "mgmt0         --                 connected routed    full    1000    --\n")
         elif command == "show bgp all summary vrf all":
             out = nxos_bgp_summary(dev)
         elif command == "show interface":
@@ -791,6 +805,8 @@ class SonicSim(ShellSim):
             return 0, frr_neighbors_json(dev, frr_conf_neighbors(frr))
         if command == "show interfaces status":
             return 0, sonic_interfaces_status(dev, db)
+        if command == "show version":
+            return 0, (DATA / "sonic/show_version.txt").read_text()
         if command == "show lldp table":
             rows = "".join(f"{port:<13}{host:<16}{pid:<19}BR            {pid}\n"
                            for port, (host, pid) in dev.neighbours().items())
@@ -859,6 +875,8 @@ class NvueSim(ShellSim):
             return 0, "- header:\n    model: SN5600\n    nvue-api-version: nvue_v1\n    rev-id: 1.0\n" + dev.running
         if command == "vtysh -c 'show bgp vrf all neighbors json'":
             return 0, frr_neighbors_json(dev, self._neighbors())
+        if command.startswith("hostname; cut -d' ' -f1 /proc/uptime;"):
+            return 0, f"{dev.hostname}\n{dev.clock:.2f}\nFRRouting 8.4.3 (leaf1).\n" + "\n".join(sorted(self._links()))
         if command == "lldpcli -f json0 show neighbors":
             return 0, json.dumps({"lldp": [{"interface": [
                 {"name": port, "via": "LLDP", "chassis": [{"name": [{"value": host}]}],

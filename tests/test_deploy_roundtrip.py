@@ -492,3 +492,15 @@ def test_the_rendered_config_without_management_is_refused_before_anything_reach
     assert outcome.status == "refused", outcome.message
     assert f"the candidate configures no interface with {ADDRESS}" in outcome.message
     assert rig.dev.sent == [] and rig.dev.running == _initial_running(platform, ADDRESS)
+
+
+@pytest.mark.parametrize("platform", ["eos", "nxos", "sonic", "nvue"])
+def test_facts_name_the_device(platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """get_facts through the real driver names the simulated switch (Junos's facts are PyEZ's own gathering of a
+    dozen RPCs, not simulated)."""
+    rig = _rig(platform, monkeypatch)
+    assert _apply(rig, tmp_path).outcomes[DEVICE].status == "applied"
+    d = rig.make_driver(rig.targets.targets[DEVICE], rig.targets.credentials)
+    d.open()
+    facts = d.get_facts()
+    assert facts["hostname"] == DEVICE
