@@ -300,6 +300,19 @@ def _pending_note(platform: str) -> str:
             "confirm/roll back on the device")
 
 
+def shown_change(drift: ConfigDiff) -> str:
+    """What a report shows of a change: fabricgen's comparison (owned paths, masked) and, by name only, the
+    unmanaged sections the replace removes. Never the device's own diff: it carries the device's secrets (a
+    removed ``username … secret`` line, an SNMP community that is a key of NVUE's or config_db's tree).
+
+    >>> shown_change(ConfigDiff(("hostname leaf1",), ("hostname x",), {}, ("snmp-server …",)))
+    '+ hostname leaf1\\n- hostname x\\n- snmp-server …    (unmanaged, removed by the replace)'
+    """
+    lines = [f"+ {x}" for x in drift.missing] + [f"- {x}" for x in drift.unexpected]
+    lines += [f"- {x}    (unmanaged, removed by the replace)" for x in drift.unmanaged]
+    return "\n".join(lines)
+
+
 def apply_device(
     fabric: Fabric,
     name: str,
@@ -339,6 +352,7 @@ def apply_device(
         if not diff.strip():
             driver.discard_config()
             return Outcome(name, "unchanged", wave, seconds=_elapsed(t0))
+        diff = shown_change(drift)
         if opts.dry_run:
             driver.discard_config()
             return Outcome(name, "would-change", wave, diff=diff, seconds=_elapsed(t0))

@@ -313,7 +313,7 @@ _SECRET_RE = re.compile(
     r"(?i)(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(_SECRET_WORDS, key=len, reverse=True))
     + r")(?![\w-])(\"?\s*[=:]\s*|\s+)\S.*$"
 )
-_HASH_RE = re.compile(r"\$\d+\$\S+|\$9\$\S+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
+_HASH_RE = re.compile(r"\$\d+\$[^\s'\"]+|\$9\$[^\s'\"]+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
 
 
 def mask(text: str) -> str:
@@ -323,6 +323,8 @@ def mask(text: str) -> str:
     'username admin privilege 15 secret ***'
     >>> mask('TACPLUS_SERVER / 10.0.0.5 / passkey = "hunter2"')
     'TACPLUS_SERVER / 10.0.0.5 / passkey = ***'
+    >>> mask("hashed-password: '$6$salt$hash'")  # a quoted value stays quoted: the YAML still parses
+    "hashed-password: '***'"
     >>> mask("interface Ethernet1 / mtu 9214")
     'interface Ethernet1 / mtu 9214'
     """

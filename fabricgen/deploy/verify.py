@@ -229,7 +229,10 @@ def check_lldp(
 
 def check_interfaces(fabric: Fabric, device: str, scope: set[str], ifaces: dict[str, dict[str, Any]]) -> list[Check]:
     by_name = {normalize_ifname(k): v for k, v in ifaces.items()}
-    mtu = fabric.settings.switch_mtu
+    from fabricgen.render.platforms import platform
+
+    # the MTU the device was rendered with: the fabric's, capped at the platform's largest (EOS: 9214)
+    mtu = min(fabric.settings.switch_mtu, platform(fabric.switches[device].platform).max_mtu)
     checks = []
     for port in fabric.switches[device].ports:
         if port.peer_device not in scope:
