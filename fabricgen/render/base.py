@@ -4,8 +4,8 @@
 (management address and default route, local users, API access, NTP, syslog, SNMP, banner) must be rendered
 with the fabric configuration. The inventory writes it at three levels (see
 :class:`fabricgen.inventory.schema.BaseSection`): ``base.defaults``, ``base.roles.<role>`` and the switch's own
-``base:``. :func:`merged_base` merges them field by field, the most specific level winning; ``mgmt`` (address,
-gateway) and ``users`` (by user name) merge key by key, lists (``ntp``, ``syslog``) are replaced whole.
+``base:``, merged by :func:`fabricgen.topology.base.merged_base` (switch > role > defaults; ``mgmt`` and
+``users`` key by key, lists replaced whole).
 
 Secrets: a user's secret is a sha512-crypt hash, rendered as written (every platform takes it as already
 hashed), or an ``env:NAME`` reference; an SNMP community is always a reference. A reference is rendered as
@@ -20,9 +20,10 @@ in), ``mgmt_junos`` (Junos ``system management-instance``), ``mgmt`` (SONiC and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fabricgen.inventory.schema import Base
+from fabricgen.topology.base import merged_base
 
 if TYPE_CHECKING:
     from fabricgen.topology.model import Fabric
@@ -80,30 +81,6 @@ class BaseData:
     snmp_community: str | None  # a placeholder
     snmp_location: str | None
     banner: str | None
-
-
-def _merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
-    out = dict(low)
-    for key, value in high.items():
-        if key in ("mgmt", "users") and isinstance(out.get(key), dict) and isinstance(value, dict):
-            out[key] = {**out[key], **value}
-        else:
-            out[key] = value
-    return out
-
-
-def merged_base(fabric: Fabric, name: str) -> Base:
-    """Switch ``name``'s base: its own ``base:`` over its role's over ``base.defaults``.
-
-    Merging works on what each level wrote (unset fields are not written, so they inherit).
-    """
-    sw = fabric.switches[name]
-    levels = [fabric.base.defaults, fabric.base.roles.get(sw.role), fabric.base_overrides.get(name)]
-    merged: dict[str, Any] = {}
-    for level in levels:
-        if level is not None:
-            merged = _merge(merged, level.model_dump(exclude_none=True, exclude_unset=True, mode="json"))
-    return Base.model_validate(merged, strict=False)
 
 
 def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
