@@ -29,7 +29,7 @@ def management_access(fabric: Fabric) -> Iterator[Finding]:
         if missing:
             yield Finding(
                 "FG-BASE-001",
-                Severity.WARNING,
+                Severity.INFO,
                 name,
                 f"the {sw.platform} configuration has {' and '.join(missing)}; `apply` would refuse to replace it",
                 "add a base: section (defaults, roles, or on the switch) with mgmt.address and api: true",
