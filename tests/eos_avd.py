@@ -92,6 +92,38 @@ def structured_config(d: DeviceData) -> dict[str, Any]:
     if b.multipath_relax:
         bgp["bgp_defaults"] = ["bgp bestpath as-path multipath-relax"]
     cfg["router_bgp"] = bgp
+    if d.base is not None:
+        cfg.update(_base(d))
+    return cfg
+
+
+def _base(d: DeviceData) -> dict[str, Any]:
+    """AVD's keys for the base configuration (management interface and VRF, users, NTP, syslog, SNMP, eAPI,
+    banner)."""
+    b = d.base
+    assert b is not None
+    cfg: dict[str, Any] = {"vrfs": [{"name": b.vrf}]}
+    if b.mgmt_address:
+        cfg["management_interfaces"] = [{"name": b.mgmt_interface, "vrf": b.vrf, "ip_address": b.mgmt_address}]
+    if b.mgmt_gateway:
+        cfg["static_routes"] = [{"vrf": b.vrf, "prefix": "0.0.0.0/0", "next_hop": b.mgmt_gateway}]
+    if b.users:
+        cfg["local_users"] = [{"name": u.name, "privilege": u.privilege, "role": u.role, "sha512_password": u.secret}
+                              for u in b.users]
+    if b.ntp:
+        cfg["ntp"] = {"servers": [{"name": s} for s in b.ntp], "vrf": b.vrf}
+    if b.syslog:
+        cfg["logging"] = {"vrfs": [{"name": b.vrf, "hosts": [{"name": s} for s in b.syslog]}]}
+    if b.snmp_community:
+        snmp: dict[str, Any] = {"communities": [{"name": b.snmp_community, "access": "ro"}],
+                                "vrfs": [{"name": b.vrf, "enable": True}]}
+        if b.snmp_location:
+            snmp["location"] = b.snmp_location
+        cfg["snmp_server"] = snmp
+    if b.api:
+        cfg["management_api_http"] = {"enable_https": True, "enable_vrfs": [{"name": b.vrf}]}
+    if b.banner:
+        cfg["banners"] = {"login": f"{b.banner}\nEOF\n"}
     return cfg
 
 

@@ -35,6 +35,21 @@ BUFFER = "Configuring Global Ingress and Egress Shared Buffers; buffer-partition
 GRAMMAR: dict[str, str] = {
     "system host-name <str>": CLI + ": host-name",
     "system description <str>": CLI + ": description (System)",
+    "system management-instance": CLI + ": management-instance; Junos OS Evolved names the management port re0:mgmt-0",
+    "routing-instances mgmt_junos routing-options static route 0.0.0.0/0 next-hop <ip>":
+        CLI + ": management-instance; static (Routing Options)",
+    "system login user <str> class super-user": CLI + ": class (Defining Login Classes); user (Access)",
+    "system login user <str> class read-only": CLI + ": class (Defining Login Classes); user (Access)",
+    "system login user <str> authentication encrypted-password <str>": CLI + ": encrypted-password",
+    "system services ssh": CLI + ": ssh (System Services)",
+    "system services netconf ssh": CLI + ": netconf (System Services)",
+    "system ntp server <ip> routing-instance mgmt_junos": CLI + ": server (NTP)",
+    "system syslog host <ip> any info": CLI + ": host (System Logging)",
+    "system syslog host <ip> routing-instance mgmt_junos": CLI + ": host (System Logging)",
+    "snmp community <str> authorization read-only": CLI + ": community (SNMP)",
+    "snmp location <str>": CLI + ": location (SNMP)",
+    "snmp routing-instance-access": CLI + ": routing-instance-access",
+    "system login message <str>": CLI + ": message (System Login)",
     "interfaces <if:def> number-of-sub-ports <int>": CLI + ": number-of-sub-ports",
     "interfaces <if:def> speed <speed>": CLI + ": speed (Ethernet)",
     "interfaces <if:def> description <str>": CLI + ": description (Interfaces)",
@@ -121,7 +136,7 @@ _ENUMS = {
     "proto": {"bgp", "direct", "static", "local", "aggregate"},
     "poll": {"10", "100", "1000"},
 }
-_IFNAME = re.compile(r"^(?:et|xe|ge)-\d+/\d+/\d+(?::\d+)?$|^lo0$")
+_IFNAME = re.compile(r"^(?:et|xe|ge)-\d+/\d+/\d+(?::\d+)?$|^lo0$|^re[01]:mgmt-[01]$")
 
 
 def tokens(line: str) -> list[str]:

@@ -34,8 +34,28 @@ Grammar = dict[str, tuple[str, "Grammar"]]
 """regex of a line in a mode → (source, grammar of its sub-mode)."""
 
 _NONE: Grammar = {}
+FUND = "Cisco Nexus 9000 Series NX-OS Fundamentals Configuration Guide, Release 10.5(x)"
+SECURITY = "Cisco Nexus 9000 Series NX-OS Security Configuration Guide, Release 10.5(x)"
+SYSMGMT = "Cisco Nexus 9000 Series NX-OS System Management Configuration Guide, Release 10.5(x)"
+PROG = "Cisco Nexus 9000 Series NX-OS Programmability Guide, Release 10.5(x), NX-API"
 GRAMMAR: Grammar = {
     r"hostname \S+": (ROUTING, _NONE),
+    r"feature ssh": (SECURITY + ", Configuring SSH and Telnet", _NONE),
+    r"feature nxapi": (PROG, _NONE),
+    r"username [A-Za-z0-9][A-Za-z0-9._-]* password 5 \S+ role network-(admin|operator)":
+        (SECURITY + ", Configuring User Accounts and RBAC", _NONE),
+    r"vrf context management": (FUND + ", Using the Management Interface", {
+        rf"ip route 0\.0\.0\.0/0 {IP}": (ROUTING + ", Configuring Static Routing", _NONE),
+    }),
+    r"interface mgmt0": (FUND + ", Using the Management Interface", {
+        r"vrf member management": (FUND, _NONE),
+        rf"ip address {PFX}": (FUND, _NONE),
+    }),
+    rf"ntp server {IP} use-vrf management": (SYSMGMT + ", Configuring NTP", _NONE),
+    rf"logging server {IP} [0-7] use-vrf management": (SYSMGMT + ", Configuring System Message Logging", _NONE),
+    r"snmp-server community \S+ group network-operator": (SYSMGMT + ", Configuring SNMP", _NONE),
+    r"snmp-server location [A-Za-z0-9 .,_:/()+@-]+": (SYSMGMT + ", Configuring SNMP", _NONE),
+    r"banner motd #[^#]+#": (FUND + ", Configuring the Banner", _NONE),
     r"feature (bgp|lldp)": (ROUTING, _NONE),
     r"ip load-sharing address source-destination port source-destination": (ROUTING + ", ECMP load sharing", _NONE),
     r"interface breakout module 1 port \d+ map \d+g-\dx": (IFACE + ", breakout", _NONE),

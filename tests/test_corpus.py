@@ -47,7 +47,8 @@ class Edit:
     code: int = 3
 
 
-SWITCH = "  - {name: leaf1, role: leaf, model: sn5600, platform: sonic, id: 1, unit: 1, rails: [0, 1]}"
+SWITCH = ("  - {name: leaf1, base: {mgmt: {address: 192.0.2.21/24}}, role: leaf, model: sn5600, platform: sonic, "
+          "id: 1, unit: 1, rails: [0, 1]}")
 NODE = "  - {name: gpu01, model: dgx-h100, unit: 1}"
 LINK = "  - {a: gpu01:enp24s0np0, b: leaf1:Ethernet0, length_m: 3}"
 

@@ -52,9 +52,9 @@ Check = Callable[[Fabric], Iterable[Finding]]
 
 
 def all_checks() -> tuple[Check, ...]:
-    from fabricgen.checks import addressing, cabling, capacity, lossless
+    from fabricgen.checks import addressing, base, cabling, capacity, lossless
 
-    return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS)
+    return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS, *base.CHECKS)
 
 
 def rule_codes(checks: Iterable[Check] | None = None) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,7 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     from fabricgen.deploy.apply import state_dir as default_state_dir
     from fabricgen.deploy.commit import RevertRefused
     from fabricgen.deploy.intended import intended_configs
+    from fabricgen.deploy.secrets import secret_values
 
     planned: list[str] | None = None
     inventory = plan_or_inventory
@@ -97,9 +99,10 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     configs = intended_configs(live.fabric, list(live.targets.targets))
     if planned is not None:
         configs = {n: c for n, c in configs.items() if n in planned}
+    secrets = secret_values(configs, os.environ)  # before any device is contacted; unset → exit 3
     directory = default_state_dir(live.fabric.name, state_dir)
     opts = ApplyOptions(canary=canary, wave_size=wave_size, revert_in=revert_in, settle=settle, dry_run=dry_run,
-                        workers=workers, timeout=timeout)
+                        workers=workers, timeout=timeout, secrets=secrets)
     text = fmt == "text"
     try:
         with FabricLock(directory) as lock:

@@ -58,6 +58,7 @@ from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_no
 from fabricgen.deploy.credentials import error_line, redact
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
+from fabricgen.deploy.secrets import substitute
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.verify import check_bgp, check_interfaces, check_lldp, check_new_state, hold_time, is_hard
 from fabricgen.inventory.schema import Role
@@ -219,6 +220,7 @@ class ApplyOptions:
     workers: int = 8
     timeout: int = 30
     strict_host_keys: bool = True
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)  # env NAME → value (deploy.secrets)
 
 
 def _sessions_up(driver: Any) -> set[str]:
@@ -347,8 +349,9 @@ def apply_device(
         if not drift.drifted:
             note = f"{len(drift.unmanaged)} unmanaged section(s) left as they are" if drift.unmanaged else ""
             return Outcome(name, "unchanged", wave, message=note, seconds=_elapsed(t0))
-        driver.load_replace_candidate(config=config)
-        diff = driver.compare_config()
+        # secrets enter the text only here, in memory (fabricgen.deploy.secrets), and leave the device's diff
+        driver.load_replace_candidate(config=substitute(config, opts.secrets))
+        diff = redact(driver.compare_config(), list(opts.secrets.values()))
         if not diff.strip():
             driver.discard_config()
             return Outcome(name, "unchanged", wave, seconds=_elapsed(t0))

@@ -9,8 +9,11 @@ things the session needs, per platform:
   SSH on SONiC (sshd, not part of config_db) and NVUE (on unless ``system ssh-server state disabled``).
 
 FRR: sshd and the management address live in the host, outside ``frr.conf``; replacing ``frr.conf`` cannot
-remove them, so there is nothing to check. The templates do not yet render a device's base (management,
-users, API), so today every replace on EOS, NX-OS, Junos, SONiC and NVUE is refused here: that is the point.
+remove them, so there is nothing to check. On the other platforms the templates render the device's base
+configuration (:mod:`fabricgen.render.base`: management interface and address, users, API) when the inventory
+has a ``base:`` section, so a candidate passes exactly when its ``base.mgmt.address`` is the address the session
+uses (and, on EOS and Junos, ``base.api`` is true); without it the replace is refused, and the check
+FG-BASE-001 says so before ``apply`` is run.
 
 >>> management_problems("nxos", "interface mgmt0\\n  ip address 192.0.2.10/24\\n", "192.0.2.10")
 []

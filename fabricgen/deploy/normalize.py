@@ -307,13 +307,14 @@ def structured_lines(text: str) -> list[str]:
 _SECRET_WORDS = (
     "secret", "password", "passwd", "passphrase", "encrypted-password", "authentication-key", "pre-shared-key",
     "key", "key-string", "community", "passkey", "auth-password", "priv-password", "md5", "ciphertext",
-    "plain-text-password", "shared-secret", "bgp-password", "auth_key", "auth-key",
+    "plain-text-password", "shared-secret", "bgp-password", "auth_key", "auth-key", "hashed-password",
 )
 _SECRET_RE = re.compile(
     r"(?i)(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(_SECRET_WORDS, key=len, reverse=True))
     + r")(?![\w-])(\"?\s*[=:]\s*|\s+)\S.*$"
 )
-_HASH_RE = re.compile(r"\$\d+\$[^\s'\"]+|\$9\$[^\s'\"]+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
+# hash-like tokens, and the placeholders of the inventory's secret references (fabricgen.render.base)
+_HASH_RE = re.compile(r"__FABRICGEN_ENV_[A-Z0-9_]+__|\$\d+\$[^\s'\"]+|\$9\$[^\s'\"]+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
 
 
 def mask(text: str) -> str:
@@ -330,6 +331,20 @@ def mask(text: str) -> str:
     """
     text = _SECRET_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
     return _HASH_RE.sub("***", text)
+
+
+def _mask_path(path: tuple[str, ...]) -> tuple[str, ...]:
+    """A path with each element masked, and the element after a lone secret keyword too (Junos paths split
+    ``snmp community NAME`` into words).
+
+    >>> _mask_path(("snmp", "community", "c0mm", "authorization", "read-only"))
+    ('snmp', 'community', '***', 'authorization', 'read-only')
+    """
+    out = [mask(e) for e in path]
+    for i, e in enumerate(path[:-1]):
+        if e.lower() in _SECRET_WORDS:
+            out[i + 1] = "***"
+    return tuple(out)
 
 
 def _is_secret_key(key: str) -> bool:
@@ -457,8 +472,8 @@ def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
     want_paths, depth, sep = platform_paths(platform, intended)
     have_paths, _, _ = platform_paths(platform, running)
     # both sides masked: a running configuration is read sanitized, so a secret compares as its mask
-    want_paths = [tuple(mask(e) for e in p) for p in want_paths]
-    have_paths = [tuple(mask(e) for e in p) for p in have_paths]
+    want_paths = [_mask_path(p) for p in want_paths]
+    have_paths = [_mask_path(p) for p in have_paths]
     tree = platform == "nvue" or (
         platform not in ("frr", "eos", "nxos", "junos") and intended.lstrip().startswith(("{", "[")))
     want_headers = {p[:1] for p in want_paths if len(p) > 1}

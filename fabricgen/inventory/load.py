@@ -674,9 +674,15 @@ def _validation_problems(exc: ValidationError, tree: dict[str, Any], source: Sou
             and "input" in err
             and _short(err["input"])
             and repr(err["input"]) not in msg  # the message may quote the value already
+            and not _secret_field(err["loc"])  # a mistyped secret is never echoed
         ):
             msg += f" (got {err['input']!r})"
         yield Problem(source.find(path), field_path(tree, path), msg)
+
+
+def _secret_field(loc: tuple[int | str, ...]) -> bool:
+    """A field of the ``base:`` section that holds a secret (a user's secret, an SNMP community)."""
+    return bool(loc) and loc[-1] in ("secret", "community")
 
 
 def _short(value: object) -> bool:

@@ -487,6 +487,105 @@ class NicQosOverride(Strict):
     nccl_tc: int | None = Field(default=None, ge=0, le=255, description="NCCL_IB_TC when it differs from tos")
 
 
+# --------------------------------------------------------------------------- base configuration
+#
+# A device's base configuration: what ``apply`` must keep on the switch because it replaces the whole
+# configuration (management address and route, local users, API access, NTP, syslog, SNMP, banner). Written
+# as ``base: {defaults: …, roles: {leaf: …}}`` at the top level and ``base: …`` on a switch; the three are
+# merged field by field, switch over role over defaults (``mgmt`` and ``users`` key by key), in
+# :mod:`fabricgen.render.base`. Secrets never appear in clear: a user's secret is a sha512-crypt hash or an
+# ``env:NAME`` reference, an SNMP community is only an ``env:NAME`` reference; references are rendered as the
+# placeholder ``__FABRICGEN_ENV_<NAME>__`` and resolved from the environment by ``apply`` in memory.
+
+_ENV_NAME = r"[A-Z_][A-Z0-9_]{0,63}"
+
+EnvRef = Annotated[
+    str,
+    _identifier(
+        rf"env:{_ENV_NAME}",
+        "a secret reference env:NAME, NAME of ASCII upper-case letters, digits and '_' (first not a digit)",
+        68,
+        r"A-Z0-9_:env",
+    ),
+]
+"""``env:NAME``: a secret read from the environment variable ``NAME`` (``[A-Z_][A-Z0-9_]*``, at most 64
+characters) when ``apply`` pushes; never written to a rendered file."""
+
+Secret = Annotated[
+    str,
+    _identifier(
+        rf"env:{_ENV_NAME}|\$6\$(?:rounds=[0-9]{{4,9}}\$)?[./A-Za-z0-9]{{1,16}}\$[./A-Za-z0-9]{{86}}",
+        "a sha512-crypt hash ($6$salt$86 characters of [./A-Za-z0-9]) or a reference env:NAME; "
+        "clear-text secrets are not accepted",
+        200,
+        r"A-Za-z0-9_:$./=",
+    ),
+]
+"""A local user's secret: a sha512-crypt hash ``$6$salt$hash`` (what ``mkpasswd -m sha-512`` prints), which
+every platform accepts as already hashed, or an :data:`EnvRef` to such a hash."""
+
+BannerText = Annotated[
+    str,
+    _identifier(
+        r"[A-Za-z0-9][A-Za-z0-9 .,_:/()+@-]*",
+        "one line of ASCII letters, digits, space and '.,_:/()+@-' (first a letter or digit)",
+        200,
+        r"A-Za-z0-9 .,_:/()+@-",
+    ),
+]
+"""A pre-login banner: one line of letters, digits, space and ``.,_:/()+@-`` (no quotes, ``!``, ``#``, ``$``,
+``;``, braces or anything that ends a CLI banner or a quoted string), at most 200 characters."""
+
+
+def _interface(value: object) -> ipaddress.IPv4Interface:
+    if not isinstance(value, str) or "/" not in value:
+        raise ValueError("an IPv4 address with its prefix length, like 192.0.2.11/24, is required")
+    try:
+        iface = ipaddress.IPv4Interface(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IPv4 address/prefix-length") from None
+    if iface.network.prefixlen < 31 and iface.ip in (iface.network.network_address, iface.network.broadcast_address):
+        raise ValueError(f"{value!r} is the network or broadcast address of its prefix")
+    return iface
+
+
+HostPrefix = Annotated[ipaddress.IPv4Interface, BeforeValidator(_interface)]
+
+
+class MgmtSpec(Strict):
+    """The out-of-band management port: its address and the default route of the management VRF."""
+
+    address: HostPrefix | None = Field(default=None, description="e.g. 192.0.2.11/24 (usually per switch)")
+    gateway: Address | None = Field(default=None, description="default route of the management VRF")
+
+
+class UserSpec(Strict):
+    role: Literal["admin", "operator"] = Field(description="admin: full rights; operator: read-only")
+    secret: Secret
+
+
+class SnmpSpec(Strict):
+    community: EnvRef = Field(description="read-only SNMPv2c community, only as env:NAME")
+    location: BannerText | None = None
+
+
+class Base(Strict):
+    """One level of base configuration (defaults, a role, or a switch); unset fields inherit."""
+
+    mgmt: MgmtSpec | None = None
+    users: dict[Name, UserSpec] | None = None
+    api: bool | None = Field(default=None, description="enable the platform's API (eAPI, NX-API, NETCONF, NVUE)")
+    ntp: list[Address] | None = None
+    syslog: list[Address] | None = None
+    snmp: SnmpSpec | None = None
+    banner: BannerText | None = None
+
+
+class BaseSection(Strict):
+    defaults: Base = Base()
+    roles: dict[Annotated[Role, Field(strict=False)], Base] = Field(default_factory=dict)
+
+
 # --------------------------------------------------------------------------- explicit objects
 
 
@@ -507,6 +606,7 @@ class Switch(Strict):
         description="chassis serial number as the device reports it (NAPALM get_facts serial_number); when set, "
                     "apply refuses a device at this switch's address that reports another serial",
     )
+    base: Base | None = Field(default=None, description="base configuration over its role's and the defaults")
 
 
 class Node(Strict):
@@ -591,3 +691,4 @@ class Inventory(Strict):
     nodes: list[Node] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     qos: QosPolicy = Field(default_factory=QosPolicy)
+    base: BaseSection = Field(default_factory=BaseSection)

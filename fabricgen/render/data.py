@@ -19,6 +19,7 @@ from typing import Literal
 from fabricgen.inventory.releases import at_least
 from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
+from fabricgen.render.base import BaseData, build_base
 from fabricgen.render.platforms import platform as get_platform
 from fabricgen.topology.model import Fabric, Port, PortKind, Switch
 from fabricgen.topology.portnames import port_name
@@ -303,6 +304,7 @@ class DeviceData:
     qos: DeviceQos | None
     release: str = ""  # NOS release rendered for ("5.14", "202411"); "" where syntax does not vary
     nvue: NvueData | None = None  # NVUE only
+    base: BaseData | None = None  # management, users, API, NTP, syslog, SNMP, banner (fabricgen.render.base)
 
 
 @dataclass(frozen=True, slots=True)
@@ -774,4 +776,5 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         qos=device_qos,
         release=sw.release,
         nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
+        base=build_base(fabric, name, sw.platform),
     )

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from fabricgen.render.base import BaseData
 from fabricgen.render.data import DeviceData, HeadroomData, cable_class
 
 HWSKU = {
@@ -82,9 +83,20 @@ def config_db(d: DeviceData) -> dict[str, Any]:
             "nhopself": "0",
             "rrclient": "0",
         }
+    if d.base is not None and d.base.mgmt_address is not None:
+        _mgmt(d.base, db)
     if d.qos is not None:
         _qos(d, db)
     return {table: rows for table, rows in db.items() if rows}
+
+
+def _mgmt(b: BaseData, db: dict[str, Any]) -> None:
+    """The management port and its address (sonic-mgmt_port / sonic-mgmt_interface YANG). NTP, syslog, SNMP,
+    users and the management VRF are not rendered on SONiC yet: their tables' YANG models are not among the
+    vendored ones, and local users live in the host's /etc/passwd, not config_db."""
+    db["MGMT_PORT"] = {b.mgmt_interface: {"admin_status": "up", "alias": b.mgmt_interface}}
+    row = {"gwaddr": b.mgmt_gateway} if b.mgmt_gateway else {}
+    db["MGMT_INTERFACE"] = {f"{b.mgmt_interface}|{b.mgmt_address}": row}
 
 
 def _qos(d: DeviceData, db: dict[str, Any]) -> None:

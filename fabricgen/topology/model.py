@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from fabricgen.errors import SourcePos
-from fabricgen.inventory.schema import Catalog, FabricSettings, NicQosOverride, QosPolicy, Role
+from fabricgen.inventory.schema import Base, BaseSection, Catalog, FabricSettings, NicQosOverride, QosPolicy, Role
 
 if TYPE_CHECKING:
     from fabricgen.inventory.load import SourceMap
@@ -156,6 +156,8 @@ class Fabric:
     targets: DesignTargets
     intent: IntentSummary | None = None
     qos_policy: QosPolicy = field(default_factory=QosPolicy)  # the inventory's `qos:` section, as written
+    base: BaseSection = field(default_factory=BaseSection)  # the inventory's `base:` section, as written
+    base_overrides: Mapping[str, Base] = field(default_factory=dict)  # switch → its own `base:`, as written
     source: SourceMap | None = field(default=None, repr=False, compare=False)  # where the inventory said what
     _ports: Mapping[tuple[str, str], Port] = field(default_factory=dict, repr=False)
 

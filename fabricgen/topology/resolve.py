@@ -219,6 +219,8 @@ class _Resolver:
             ),
             intent=summary,
             qos_policy=self.inv.qos,
+            base=self.inv.base,
+            base_overrides={w.name: w.base for w in self.inv.switches if w.base is not None},
             source=self.loaded.source,
         )
 

@@ -1,0 +1,40 @@
+"""Base configuration: every switch that ``apply`` replaces whole keeps the access ``apply`` runs over."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fabricgen.checks import Finding, Severity
+from fabricgen.topology.base import merged_base
+from fabricgen.topology.model import Fabric
+
+# the API a session of fabricgen's driver uses, where the base's `api: true` is what enables it
+_API = {"eos": "eAPI (management api http-commands)", "junos": "NETCONF over SSH (system services netconf ssh)"}
+
+
+def management_access(fabric: Fabric) -> Iterator[Finding]:
+    """FG-BASE-001: a switch on EOS, NX-OS, Junos, SONiC or NVUE has a management address in its ``base:`` (and,
+    on EOS and Junos, ``api: true``); without them its rendered configuration would remove the access, and
+    ``apply``'s pre-push guard refuses to replace it."""
+    for name in sorted(fabric.switches):
+        sw = fabric.switches[name]
+        if sw.platform == "frr":
+            continue
+        base = merged_base(fabric, name)
+        missing = []
+        if base.mgmt is None or base.mgmt.address is None:
+            missing.append("no management address (base.mgmt.address)")
+        if sw.platform in _API and not base.api:
+            missing.append(f"no {_API[sw.platform]} (base.api: true)")
+        if missing:
+            yield Finding(
+                "FG-BASE-001",
+                Severity.INFO,
+                name,
+                f"the {sw.platform} configuration has {' and '.join(missing)}; `apply` would refuse to replace it",
+                "add a base: section (defaults, roles, or on the switch) with mgmt.address and api: true",
+                sw.src,
+            )
+
+
+CHECKS = (management_access,)
