@@ -105,8 +105,14 @@ def import_(kind: str, fabric_file: str, location: str | None, output: str, dry_
     from fabricgen.ecosystem.sot import SotError, to_inventory
 
     fabric_text = Path(fabric_file).read_text(encoding="utf-8")
-    settings = YAML(typ="safe").load(fabric_text)
-    name = settings.get("fabric", {}).get("name") if isinstance(settings, dict) else None
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        settings = YAML(typ="safe").load(fabric_text)
+    except YAMLError as exc:
+        fail(kind, f"{fabric_file}: {exc}".replace("\n", " "))
+    section = settings.get("fabric") if isinstance(settings, dict) else None
+    name = section.get("name") if isinstance(section, dict) else None
     if not isinstance(name, str) or not name:
         fail(kind, f"{fabric_file}: no fabric.name")
     try:
