@@ -11,7 +11,7 @@ there; its pins are not fabricgen's). Nothing of the machine's own services is t
   on 2 cores: the session fixture pays it once), a superuser with an API token, ``runserver --noreload``.
 
 Run as a script (``python tests/nautobot_server.py DIR``) it starts the same server and prints its URL and the
-token file's path, for working on the importer by hand; ``Ctrl-C`` stops it.
+token file's path, for working on the importer by hand; ``Ctrl-C`` or SIGTERM stops it.
 """
 
 from __future__ import annotations
@@ -172,7 +172,13 @@ def nautobot(venv: str, workdir: Path, log=None) -> Iterator[Server]:  # type: i
         out.close()
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _stop)  # a background job ignores SIGINT: SIGTERM also stops it cleanly
+    signal.signal(signal.SIGINT, _stop)
     where = Path(sys.argv[1]).resolve()
     with nautobot(os.environ["FABRICGEN_NAUTOBOT_VENV"], where) as srv:
         (where / "token").write_text(srv.token)
