@@ -296,6 +296,9 @@ def _register() -> None:
 
     app.add_command(schema.schema)
     app.add_command(export.export)
+    from fabricgen.cli import sot  # source of truth: import from Nautobot/NetBox
+
+    app.add_command(sot.import_)
     from fabricgen.cli import paths  # multipath what-if: ECMP collisions and their remedies
 
     app.add_command(paths.paths)

@@ -1,4 +1,4 @@
-"""`fabricgen export containerlab|nornir|ansible INVENTORY [-o DIR] [--dry-run]`: the fabric as another
+"""`fabricgen export containerlab|nornir|ansible|nautobot|netbox INVENTORY [-o DIR] [--dry-run]`: the fabric as another
 tool's inventory (see :mod:`fabricgen.ecosystem.export`). Files are YAML written by a YAML emitter;
 a second run writes byte-identical files."""
 
@@ -88,7 +88,7 @@ def export_files(kind: str, inventory: str, hosts_file: str | None, image: str) 
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(["containerlab", "nornir", "ansible"]))
+@click.argument("kind", type=click.Choice(["containerlab", "nornir", "ansible", "nautobot", "netbox"]))
 @click.argument("inventory", type=click.Path(exists=False))
 @click.option("-o", "--output", "output", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Output directory.")
@@ -100,8 +100,14 @@ def export_files(kind: str, inventory: str, hosts_file: str | None, image: str) 
 @guarded
 def export(kind: str, inventory: str, output: str, dry_run: bool, hosts_file: str | None, image: str | None,
            fmt: str) -> None:
-    """Export the fabric as a containerlab topology, a Nornir SimpleInventory or an Ansible inventory."""
+    """Export the fabric as a containerlab topology, a Nornir SimpleInventory, an Ansible inventory, or the
+    objects of a Nautobot/NetBox source of truth (nautobot: created through its API unless --dry-run)."""
     from fabricgen.ecosystem.export import FRR_IMAGE, ExportError
+
+    if kind in ("nautobot", "netbox"):
+        from fabricgen.cli.sot import export_sot
+
+        export_sot(kind, inventory, dry_run, fmt)
 
     try:
         files = export_files(kind, inventory, hosts_file, image or FRR_IMAGE)

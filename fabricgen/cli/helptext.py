@@ -22,6 +22,13 @@ _LIVE = {
     "FABRICGEN_LAB_DIR": "run directory of the namespace lab (default /run/fabricgen/lab)",
 }
 
+_SOT = {
+    "FABRICGEN_NAUTOBOT_URL": "Nautobot's base URL (https://nautobot.example.com)",
+    "FABRICGEN_NAUTOBOT_TOKEN": "Nautobot API token (never printed)",
+    "FABRICGEN_NETBOX_URL": "NetBox's base URL",
+    "FABRICGEN_NETBOX_TOKEN": "NetBox API token (never printed)",
+}
+
 EXAMPLES: dict[str, list[str]] = {
     "validate": [
         "fabricgen validate inventories/lab",
@@ -70,6 +77,11 @@ EXAMPLES: dict[str, list[str]] = {
         "fabricgen export containerlab inventories/lab-frr -o clab",
         "fabricgen export nornir inventories/prod --hosts hosts.yaml -o nornir",
         "fabricgen export ansible inventories/prod --dry-run",
+        "fabricgen export nautobot inventories/lab --dry-run",
+    ],
+    "import": [
+        "fabricgen import nautobot --fabric inventories/lab/fabric.yaml -o imported --dry-run",
+        "fabricgen import netbox --fabric inventories/lab/fabric.yaml --location lab -o imported",
     ],
     "paths": [
         "fabricgen paths inventories/multi-su --job 512 --job 512:scattered",
@@ -91,7 +103,8 @@ ENVIRONMENT: dict[str, dict[str, str]] = {
     "scaling": _COMMON,
     "nccl": _COMMON,
     "schema": {"FABRICGEN_DEBUG": _COMMON["FABRICGEN_DEBUG"]},
-    "export": _COMMON,
+    "export": {**_COMMON, **_SOT},
+    "import": {**_SOT, "FABRICGEN_DEBUG": _COMMON["FABRICGEN_DEBUG"]},
     "paths": _COMMON,
 }
 
