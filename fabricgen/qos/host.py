@@ -160,8 +160,29 @@ def nic_lines(nic: NicQos) -> list[str]:
     return _other(nic)
 
 
-def nic_qos_script(node: str, nics: Iterable[NicQos]) -> str:
+class _NicLines:
+    """The commands of each distinct NIC setting, built once: the NICs of every node of one server model and
+    policy share them (the settings objects come shared from :func:`fabricgen.qos.compute`, so a NIC is looked
+    up by their identity; the table keeps the objects alive, so an id cannot be reused while it is in use)."""
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[object, ...], tuple[str, ...]] = {}
+        self._keep: list[object] = []
+
+    def __call__(self, nic: NicQos) -> tuple[str, ...]:
+        key = (nic.ifname, nic.rdma_dev, nic.driver, nic.trust, nic.pfc_priorities, nic.ecn_np, nic.ecn_rp,
+               nic.roce_tos, nic.cnp_dscp, nic.cnp_priority, nic.mtu, id(nic.dscp_to_prio))
+        lines = self._lines.get(key)
+        if lines is None:
+            lines = tuple(_check_lines(nic_lines(nic)))
+            self._lines[key] = lines
+            self._keep.append(nic.dscp_to_prio)
+        return lines
+
+
+def nic_qos_script(node: str, nics: Iterable[NicQos], lines_of: _NicLines | None = None) -> str:
     """The NIC QoS shell script of one node; NICs in rail order."""
+    lines_of = lines_of or _NicLines()
     out = [
         "#!/bin/sh",
         HEADER,
@@ -172,7 +193,7 @@ def nic_qos_script(node: str, nics: Iterable[NicQos]) -> str:
         peer = f" -> {nic.peer}" if nic.peer else " (not cabled)"
         out.append("")
         out.append(f"# {nic.ifname} ({nic.rdma_dev}, {nic.driver}, GPU {nic.gpu}, rail {nic.rail}){peer}")
-        out += nic_lines(nic)
+        out += lines_of(nic)
     return "\n".join(_check_lines(out)) + "\n"
 
 
@@ -197,8 +218,9 @@ def host_files(nics: Mapping[tuple[str, str], NicQos], nccl: Mapping[str, NcclEn
     by_node: dict[str, list[NicQos]] = {name: [] for name in nccl}
     for nic in nics.values():
         by_node.setdefault(nic.node, []).append(nic)
+    lines_of = _NicLines()
     return {
-        node: {"nic-qos.sh": nic_qos_script(node, by_node[node]), "nccl.env": nccl_env(nccl[node])}
+        node: {"nic-qos.sh": nic_qos_script(node, by_node[node], lines_of), "nccl.env": nccl_env(nccl[node])}
         for node in sorted(by_node)
         if node in nccl
     }

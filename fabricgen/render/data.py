@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from fabricgen.inventory.releases import at_least
@@ -441,6 +442,12 @@ class _QosBlocks:
         self.watchdog: dict[PfcWatchdog, WatchdogData] = {}
         self.maps: dict[tuple[tuple[int, int], ...], DscpMap] = {}
         self.profiles: dict[tuple[object, ...], QosProfile] = {}
+        # Ports of one policy share the policy's objects (compute.py), so a port's profile and headroom are
+        # found by the identity of those objects first; the content key is built once per distinct object.
+        # The objects outlive this per-device table, so their ids cannot be reused while it is in use.
+        self._profile_by_id: dict[tuple[object, ...], QosProfile] = {}
+        self._headroom_by_id: dict[tuple[int, int, int], tuple[tuple[int, HeadroomData], ...]] = {}
+        self._interface_qos: dict[tuple[int, int, int, str], InterfaceQos] = {}
 
     def ecn_data(self, e: EcnProfile) -> EcnData:
         data = self.ecn.get(e)
@@ -474,10 +481,7 @@ class _QosBlocks:
             return None
         data = self.watchdog.get(w)
         if data is None:
-            poll, polls = junos_watchdog(w.detection_ms)
-            interval, shut, rest = nxos_watchdog(w.detection_ms, w.restoration_ms)
-            data = WatchdogData(w.detection_ms, w.restoration_ms, w.action, _seconds(w.detection_ms),
-                                _seconds(w.restoration_ms), poll, polls, interval, shut, rest)
+            data = _watchdog_data(w)
             self.watchdog[w] = data
         return data
 
@@ -495,6 +499,34 @@ class _QosBlocks:
         return data
 
     def profile(self, pq: PortQos) -> QosProfile:
+        fast = (pq.trust, id(pq.lanes), pq.pfc_priorities, id(pq.ecn), pq.watchdog, id(pq.dscp_to_tc))
+        data = self._profile_by_id.get(fast)
+        if data is None:
+            data = self._profile(pq)
+            self._profile_by_id[fast] = data
+        return data
+
+    def port_headroom(self, speed: int, cable_m: int, pq: PortQos) -> tuple[tuple[int, HeadroomData], ...]:
+        """(priority, headroom profile) for each lossless priority of a port."""
+        key = (speed, cable_m, id(pq.headroom))
+        data = self._headroom_by_id.get(key)
+        if data is None:
+            data = tuple((prio, self.headroom_data(speed, cable_m, pq.headroom[prio])) for prio in sorted(pq.headroom))
+            self._headroom_by_id[key] = data
+        return data
+
+    def interface_qos(self, speed: int, cable_m: int, pq: PortQos) -> InterfaceQos:
+        """The QoS of a port: one shared object per distinct profile, headroom, cable and role."""
+        profile = self.profile(pq)
+        headroom = self.port_headroom(speed, cable_m, pq)
+        key = (id(profile), id(headroom), cable_m, pq.role)
+        data = self._interface_qos.get(key)
+        if data is None:
+            data = InterfaceQos(profile, headroom, f"{cable_m}m", cable_m, pq.role)
+            self._interface_qos[key] = data
+        return data
+
+    def _profile(self, pq: PortQos) -> QosProfile:
         key = (pq.trust, pq.lanes, pq.pfc_priorities, tuple(sorted(pq.ecn.items())), pq.watchdog,
                tuple(sorted(pq.dscp_to_tc.items())))
         data = self.profiles.get(key)
@@ -541,6 +573,29 @@ class _QosBlocks:
         )
 
 
+_WATCHDOG: dict[PfcWatchdog, WatchdogData] = {}
+"""Watchdog words by watchdog setting (pure values, shared by every device: the NX-OS search is not free)."""
+
+
+def _watchdog_data(w: PfcWatchdog) -> WatchdogData:
+    data = _WATCHDOG.get(w)
+    if data is None:
+        poll, polls = junos_watchdog(w.detection_ms)
+        interval, shut, rest = nxos_watchdog(w.detection_ms, w.restoration_ms)
+        data = WatchdogData(w.detection_ms, w.restoration_ms, w.action, _seconds(w.detection_ms),
+                            _seconds(w.restoration_ms), poll, polls, interval, shut, rest)
+        _WATCHDOG[w] = data
+    return data
+
+
+@cache
+def _sonic_lanes(first: int, count: int) -> str:
+    return ",".join(str(first + i) for i in range(count))
+
+
+_alias_cached = cache(_alias)
+
+
 # --------------------------------------------------------------------------- builders
 
 
@@ -551,12 +606,7 @@ def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos
     first = (port.cage - 1) * lanes + port.sub * lanes_per_port
     iq: InterfaceQos | None = None
     if qos is not None and blocks is not None:
-        cable_m = _cable_m(link.length_m)
-        headroom = tuple(
-            (prio, blocks.headroom_data(port.speed, cable_m, qos.headroom[prio]))
-            for prio in sorted(qos.headroom)
-        )
-        iq = InterfaceQos(blocks.profile(qos), headroom, f"{cable_m}m", cable_m, qos.role)
+        iq = blocks.interface_qos(port.speed, _cable_m(link.length_m), qos)
     return Interface(
         name=port.name,
         description=f"{port.peer_device}:{port.peer_port}",
@@ -569,8 +619,8 @@ def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos
         speed=port.speed,
         speed_mbps=port.speed * 1000,
         lanes_per_port=lanes_per_port,
-        sonic_lanes=",".join(str(first + i) for i in range(lanes_per_port)),
-        alias=_alias(port.cage, port.sub, port.breakout),
+        sonic_lanes=_sonic_lanes(first, lanes_per_port),
+        alias=_alias_cached(port.cage, port.sub, port.breakout),
         mtu=mtu,
         address=port.address,
         ip=_ip(port.address),

@@ -1,0 +1,127 @@
+"""Side by side with Arista AVD: the same 16 spines × 512 leaves × 32 host ports eBGP fabric (528 EOS switches)
+rendered by fabricgen and by pyavd's eos_cli_config_gen, alternating runs.
+
+* fabricgen: ``fabricgen render`` of the intent in a fresh process — load, resolve, QoS, checks, every switch
+  config and host file written to disk — wall time and peak RSS;
+* pyavd: ``validate_structured_config`` + ``get_device_config`` of every switch, from trimmed per-device
+  structured configs (tests/eos_avd.py maps fabricgen's device data to them, built before the clock starts),
+  in this process: AVD's fastest use, without its fabric design step or file writing.
+
+Each figure is the median of ``--runs`` runs (default 3), printed with the 1-minute load average and CPU model.
+Needs the ``oracles`` extra (pyavd). Run: ``python bench/avd.py [--runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
+from machine import context  # noqa: E402 (bench/machine.py)
+
+INVENTORY = """\
+fabric: {name: avd16x512}
+catalog:
+  switches:
+    bench-spine-512:  # a 512 x 800G spine, so that 16 spines hold 512 leaves in two tiers
+      vendor: Arista
+      asic: Tomahawk-5
+      ports: 512
+      native_speed: 800G
+      lanes: 8
+      breakouts: [1x800G, 2x400G]
+      platform: eos
+      buffer: {total_bytes: 1385807872, cell_bytes: 254, pipeline_latency_bytes: 19456, mac_phy_delay_bytes: 819}
+      eos_tx_queue: uc-tx-queue
+intent:
+  rail_optimized:
+    server: dgx-h100
+    nodes_per_unit: 32
+    units: 64
+    leaf: {model: arista-7060x6-64pe, uplink_speed: 800G}
+    spine: {model: bench-spine-512, count: 16}
+"""
+
+
+def fabricgen_render(inventory: Path, out: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one ``fabricgen render`` in a fresh process."""
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", _REPORT_HWM, "render", str(inventory), "-o", str(out)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"fabricgen render failed ({done.returncode}): {done.stderr[-500:]}")
+    return wall, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+_REPORT_HWM = """\
+import runpy, sys
+sys.argv = ["fabricgen", *sys.argv[1:]]
+try:
+    runpy.run_module("fabricgen", run_name="__main__")
+finally:
+    print(next(ln.split()[1] for ln in open("/proc/self/status") if ln.startswith("VmHWM")), file=sys.stderr)
+"""
+"""Runs fabricgen and prints its own peak RSS (kB) last on stderr: the children's ru_maxrss would count the pages
+a child shares with this process (pyavd loaded) before it starts fabricgen."""
+
+
+def pyavd_render(configs: list[dict[str, object]]) -> tuple[float, int]:
+    """Wall seconds of pyavd rendering every structured config, and the lines it produced."""
+    import pyavd
+
+    t0 = time.perf_counter()
+    lines = 0
+    for cfg in configs:
+        result = pyavd.validate_structured_config(cfg)
+        lines += str(pyavd.get_device_config(result.validated_data)).count("\n")
+    return time.perf_counter() - t0, lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    try:
+        import pyavd  # noqa: F401
+    except ImportError:
+        raise SystemExit("pyavd is not installed: pip install -e '.[oracles]'") from None
+    from eos_avd import structured_config  # tests/eos_avd.py
+
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.qos import compute
+    from fabricgen.render import build_device
+    from fabricgen.topology.resolve import resolve
+
+    with tempfile.TemporaryDirectory() as tmp:
+        inv = Path(tmp) / "avd16x512.yaml"
+        inv.write_text(INVENTORY)
+        fabric = resolve(load_inventory(inv))
+        qos = compute(fabric)
+        configs = [structured_config(build_device(fabric, name, qos)) for name in sorted(fabric.switches)]
+        print(f"{len(configs)} EOS switches ({fabric.gpus:,} GPUs); {args.runs} alternating runs")
+        fg: list[float] = []
+        avd: list[float] = []
+        rss = 0.0
+        for run in range(args.runs):
+            wall, rss = fabricgen_render(inv, Path(tmp) / f"out{run}")
+            fg.append(wall)
+            print(f"  run {run + 1}: fabricgen render {wall:.2f} s (peak RSS {rss:,.0f} MB) — {context()}",
+                  flush=True)
+            wall, lines = pyavd_render(configs)
+            avd.append(wall)
+            print(f"  run {run + 1}: pyavd {wall:.2f} s ({lines:,} lines) — {context()}", flush=True)
+        fg_med, avd_med = statistics.median(fg), statistics.median(avd)
+        print(f"median: fabricgen {fg_med:.2f} s, pyavd {avd_med:.2f} s: fabricgen {avd_med / fg_med:.1f}x faster; "
+              f"fabricgen peak RSS {rss:,.0f} MB — {context()}")
+
+
+if __name__ == "__main__":
+    main()
