@@ -314,7 +314,9 @@ _SECRET_RE = re.compile(
     + r")(?![\w-])(\"?\s*[=:]\s*|\s+)\S.*$"
 )
 # hash-like tokens, and the placeholders of the inventory's secret references (fabricgen.render.base)
-_HASH_RE = re.compile(r"__FABRICGEN_ENV_[A-Z0-9_]+__|\$\d+\$[^\s'\"]+|\$9\$[^\s'\"]+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])")
+_HASH_RE = re.compile(
+    r"__FABRICGEN_ENV_[A-Z0-9_]+__|\$\d+\$[^\s'\"]+|\$9\$[^\s'\"]+|(?<![\w:])[A-Fa-f0-9]{24,}(?![\w:])"
+)
 
 
 def mask(text: str) -> str:
