@@ -60,7 +60,15 @@ from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.secrets import substitute
 from fabricgen.deploy.targets import Targets
-from fabricgen.deploy.verify import check_bgp, check_interfaces, check_lldp, check_new_state, hold_time, is_hard
+from fabricgen.deploy.verify import (
+    check_bgp,
+    check_interfaces,
+    check_lldp,
+    check_new_state,
+    hold_time,
+    is_hard,
+    sonic_aliases,
+)
 from fabricgen.inventory.schema import Role
 from fabricgen.lab.machine import pid_alive
 from fabricgen.topology.model import Fabric
@@ -232,6 +240,7 @@ def _sessions_up(driver: Any) -> set[str]:
 def _verify_after_commit(
     fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any, settle: float,
     committed_at: float, up_before: set[str] | None = None, platform: str = "frr",
+    aliases: dict[tuple[str, str], str] | None = None,
 ) -> list[str]:
     """Problems after a commit (empty: verified), proving the *new* state (:func:`check_new_state`).
 
@@ -246,6 +255,7 @@ def _verify_after_commit(
         checks = check_new_state(
             fabric, device, scope, driver.get_bgp_neighbors(), driver.get_lldp_neighbors(),
             driver.get_interfaces(), require_up=ready, up_before=up_before or set(), since_commit=since, hold=hold,
+            aliases=aliases,
         )
         bad = [c for c in checks if not c.ok]
         hard = [c for c in bad if is_hard(c)]
@@ -254,11 +264,12 @@ def _verify_after_commit(
         time.sleep(1.0)
 
 
-def _recheck(fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any) -> list[str]:
+def _recheck(fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any,
+             aliases: dict[tuple[str, str], str] | None = None) -> list[str]:
     """Problems of a device already confirmed, re-read after a later wave (BGP with the peers at intent, LLDP,
     interfaces); no proof of recency is needed any more."""
     checks = check_bgp(fabric, device, scope, driver.get_bgp_neighbors(), require_up=ready)
-    checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors())
+    checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors(), aliases)
     checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
     return [f"{c.kind} {c.subject}: {c.detail}" for c in checks if not c.ok]
 
@@ -326,6 +337,7 @@ def apply_device(
     wave: int,
     make_driver: Callable[..., Any],
     check_id: bool = False,
+    aliases: dict[tuple[str, str], str] | None = None,
 ) -> Outcome:
     t0 = time.perf_counter()
     target = targets.targets[name]
@@ -393,7 +405,7 @@ def apply_device(
             problems = [f"the running configuration still differs from intent after the commit: {'; '.join(left)}"]
         else:
             problems = _verify_after_commit(fabric, name, scope, ready, driver, opts.settle, committed_at,
-                                            up_before, target.platform)
+                                            up_before, target.platform, aliases)
         if problems:
             driver.rollback()
             msg = "verification failed: " + "; ".join(problems)
@@ -447,7 +459,7 @@ def identify(
 
 def recheck(
     fabric: Fabric, targets: Targets, names: list[str], scope: set[str], ready: set[str], opts: ApplyOptions,
-    make_driver: Callable[..., Any],
+    make_driver: Callable[..., Any], aliases: dict[tuple[str, str], str] | None = None,
 ) -> dict[str, str]:
     """Devices already confirmed, checked again after a later wave: device → what is now wrong."""
 
@@ -456,7 +468,7 @@ def recheck(
                              strict_host_keys=opts.strict_host_keys)
         driver.open()
         try:
-            return _recheck(fabric, n, scope, ready, driver)
+            return _recheck(fabric, n, scope, ready, driver, aliases)
         finally:
             with contextlib.suppress(Exception):
                 driver.close()
@@ -481,6 +493,18 @@ def preflight(configs: dict[str, str], targets: Targets, names: list[str],
         if problems:
             out[n] = "refused before anything was loaded: " + "; ".join(problems)
     return out
+
+
+def _sonic_aliases(fabric: Fabric, targets: Targets) -> dict[tuple[str, str], str]:
+    """(SONiC device, port) → the alias its lldpd advertises as port ID, for every SONiC target: verification
+    after a commit matches LLDP by it as ``fabricgen verify`` does (:func:`fabricgen.deploy.verify.check_lldp`)."""
+    platforms = {n: t.platform for n, t in targets.targets.items()}
+    sonic = [n for n, p in platforms.items() if p == "sonic" and n in fabric.switches]
+    if not sonic:
+        return {}
+    from fabricgen.deploy.intended import intended_configs
+
+    return sonic_aliases(intended_configs(fabric, sonic), platforms)
 
 
 def _msg(exc: Exception, targets: Targets) -> str:
@@ -518,6 +542,7 @@ def apply(
         p: lost_session_note(p, revert_seconds(p, opts.revert_in)) for p in sorted(platforms)
     }
     t0 = time.perf_counter()
+    aliases = _sonic_aliases(fabric, targets)
     cut = preflight(configs, targets, names)
     if cut:
         for i, wave in enumerate(waves, start=1):
@@ -554,7 +579,7 @@ def apply(
 
         def task(n: str, _i: int = i, _ready: set[str] = wave_ready) -> Outcome:
             return apply_device(fabric, n, configs[n], targets, scope, _ready, opts, _i, make_driver,
-                                check_id=n in unasked)
+                                check_id=n in unasked, aliases=aliases)
 
         results = runner.run(task, wave, workers=opts.workers, secrets=targets.secrets(), label=f"wave {i}")
         for n, r in results.by_device.items():
@@ -565,7 +590,7 @@ def apply(
         if i > 1 and not opts.dry_run:
             earlier = [n for n in dict.fromkeys([*waves[0], *waves[i - 2]])
                        if report.outcomes[n].status == "applied"]
-            for n, why in recheck(fabric, targets, earlier, scope, ready, opts, make_driver).items():
+            for n, why in recheck(fabric, targets, earlier, scope, ready, opts, make_driver, aliases).items():
                 o = report.outcomes[n]
                 report.outcomes[n] = Outcome(n, "broken-later", o.wave, o.diff,
                                              f"applied and confirmed in wave {o.wave}, but after wave {i}: {why}",

@@ -331,8 +331,39 @@ def mask(text: str) -> str:
     >>> mask("interface Ethernet1 / mtu 9214")
     'interface Ethernet1 / mtu 9214'
     """
-    text = _SECRET_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
+    text = _SECRET_RE.sub(_masked, text)
     return _HASH_RE.sub("***", text)
+
+
+_JUNOS_SECRET_RE = re.compile(
+    r"(?i)(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(_SECRET_WORDS, key=len, reverse=True))
+    + r")(\s+)(\"(?:[^\"\\]|\\.)*\"|[^\s;{}]+)"
+)
+
+
+def mask_junos(line: str) -> str:
+    """A line of Junos configuration (curly or ``set`` form) with only the *value* after a secret keyword masked:
+    the statement's terminator (``;``, ``{``) and what follows the value stay, so the text still parses.
+
+    >>> mask_junos('encrypted-password "$6$salt$hash"; ## SECRET-DATA')
+    'encrypted-password ***; ## SECRET-DATA'
+    >>> mask_junos("community c0mm {")
+    'community *** {'
+    >>> mask_junos("community c0mm authorization read-only;")
+    'community *** authorization read-only;'
+    """
+    return _HASH_RE.sub("***", _JUNOS_SECRET_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}***", line))
+
+
+def _masked(m: re.Match[str]) -> str:
+    """The keyword and separator of a secret, its value replaced; a quoted YAML ``key: 'value'`` keeps its quote.
+
+    >>> mask("  password: hunter2")
+    '  password: ***'
+    """
+    sep, value = m.group(2), m.group(0)[m.end(2) - m.start(0):]
+    quote = value[0] if sep.strip() == ":" and value[0] in "'\"" else ""
+    return f"{m.group(1)}{sep}{quote}***{quote}"
 
 
 def _mask_path(path: tuple[str, ...]) -> tuple[str, ...]:
@@ -377,7 +408,37 @@ def sanitize(text: str) -> str:
             return json.dumps(_mask_doc(json.loads(text)))
         except ValueError:
             pass
-    return "\n".join(mask(line) for line in text.splitlines())
+    masked = "\n".join(mask(line) for line in text.splitlines())
+    if stripped.startswith("- "):  # a YAML document (NVUE): a bare ``key: ***`` would read as an alias
+        try:
+            _load_doc(masked)
+        except Exception:
+            try:
+                # masked by key, re-serialised (values quoted where YAML needs it), then line by line as above
+                return "\n".join(mask(line) for line in _dump_yaml(_mask_doc(_load_doc(text))).splitlines())
+            except Exception:
+                pass
+    return masked
+
+
+def _dump_yaml(doc: Any) -> str:
+    """A YAML document as text (the form NVUE's ``nv config show -o yaml`` prints).
+
+    >>> print(sanitize("- set:\\n    user:\\n      a:\\n        hashed-password: $6$s$h"))
+    - set:
+        user:
+          a:
+            hashed-password: '***'
+    """
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    yaml.default_flow_style = False
+    buf = StringIO()
+    yaml.dump(doc, buf)
+    return buf.getvalue()
 
 
 # --------------------------------------------------------------------------------------------- compare

@@ -125,13 +125,14 @@ def is_hard(check: Check) -> bool:
 def check_new_state(
     fabric: Fabric, device: str, scope: set[str], bgp: dict[str, Any], lldp: dict[str, list[dict[str, str]]],
     ifaces: dict[str, dict[str, Any]], require_up: set[str], up_before: set[str], since_commit: float, hold: float,
+    aliases: dict[tuple[str, str], str] | None = None,
 ) -> list[Check]:
     """What a device must show after a commit before it is confirmed: every implied session configured with the
     right peer address and ASN; Established where its peer is at the intended config (``require_up``) or was
     Established before the commit (``up_before``, peer addresses) — and *proven* Established under the new
     configuration: it came up after the commit (uptime < ``since_commit``), or it has outlived a whole
     ``hold`` time since the commit (keepalives were exchanged under the new configuration); LLDP neighbours
-    as cabled (host and port); interfaces up with the intended MTU.
+    as cabled (host and port, a SONiC peer's port by its ``aliases`` too); interfaces up with the intended MTU.
 
     >>> c = Check("bgp", "10.0.0.1 (spine1, AS 65000)", True, "Established")
     >>> _prove(c, {"is_up": True, "uptime": 100}, since_commit=3.0, hold=9.0).detail
@@ -149,7 +150,7 @@ def check_new_state(
         if c.ok and got.get("is_up") and want.get(addr, ("", 0))[0] in must:
             c = _prove(c, got, since_commit, hold)
         checks.append(c)
-    checks += check_lldp(fabric, device, scope, lldp)
+    checks += check_lldp(fabric, device, scope, lldp, aliases)
     checks += check_interfaces(fabric, device, scope, ifaces)
     return checks
 

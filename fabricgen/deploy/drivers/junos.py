@@ -16,7 +16,8 @@ tokens name a hierarchy level; the set form loads as written.) Commands, per Jun
   rolls back when M minutes pass unconfirmed, with or without fabricgen;
 * ``confirm_commit``: a plain ``<commit-configuration/>``; ``rollback``: ``rollback 1`` + commit;
 * ``has_pending_commit``: ``<get-commit-revision-information detail>`` and the system clock (NAPALM's parsing);
-* ``get_config(sanitized=True)``: NAPALM's sanitizer, then fabricgen's masking of any secret keyword's value.
+* ``get_config(sanitized=True)``: NAPALM's sanitizer, then fabricgen's masking of any secret keyword's value
+  (the value only: the statement's ``;``/``{`` stay, so the curly text still parses).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from napalm.junos.junos import JunOSDriver
 
-from fabricgen.deploy.normalize import mask
+from fabricgen.deploy.normalize import mask_junos
 
 
 class JunosDriver(JunOSDriver):  # type: ignore[misc]
@@ -61,5 +62,5 @@ class JunosDriver(JunOSDriver):  # type: ignore[misc]
     ) -> dict[str, Any]:
         out: dict[str, Any] = super().get_config(retrieve=retrieve, full=full, sanitized=sanitized, format=format)
         if sanitized:
-            out = {k: "\n".join(mask(line) for line in str(v).splitlines()) for k, v in out.items()}
+            out = {k: "\n".join(mask_junos(line) for line in str(v).splitlines()) for k, v in out.items()}
         return out
