@@ -110,6 +110,7 @@ EOS_CHILDREN = {  # child mode opener → the commands that stay in it (EOS fall
     "tx-queue ": ("no priority", "priority", "bandwidth", "random-detect", "shape", "no random-detect"),
     "class ": ("set ", "bandwidth", "police", "priority", "shape", "random-detect"),
     "address-family ": ("neighbor ", "network ", "maximum-paths", "redistribute", "bgp ", "no neighbor"),
+    "vrf ": ("no shutdown", "shutdown"),  # management api http-commands → vrf MGMT
 }
 
 
@@ -119,8 +120,17 @@ def eos_indent(lines: list[str]) -> str:
     (``tx-queue``, ``class``, ``address-family``) keeps only the commands it knows."""
     out: list[str] = []
     block, child = False, None
+    banner = False  # banner login/motd: the text lines up to EOF are kept as they are
     for raw in lines:
         line = raw.strip()
+        if banner:
+            banner = line != "EOF"
+            out.append(raw)
+            continue
+        if line.startswith(("banner login", "banner motd")):
+            banner, block, child = True, False, None
+            out.append(line)
+            continue
         if not line or line == "end":
             block, child = (False, None) if line == "end" else (block, child)
             continue
@@ -204,17 +214,21 @@ class EosSim:
                 super().__init__()
 
             def execute(self, commands: list[Any], encoding: str = "json", **kwargs: Any) -> dict[str, Any]:
-                return {"jsonrpc": "2.0", "result": [sim.run(c if isinstance(c, str) else c["cmd"], encoding)
-                                                      for c in commands], "id": "sim"}
+                return {"jsonrpc": "2.0", "result": [sim.run(c, encoding) for c in commands], "id": "sim"}
 
         return SimEapi
 
-    def run(self, cmd: str, encoding: str) -> Any:
+    def run(self, command: str | dict[str, str], encoding: str) -> Any:
+        """One eAPI command: a string, or ``{"cmd": …, "input": …}`` — a multi-line command such as
+        ``banner login`` whose text eAPI takes as input (EOS stores it up to the ``EOF`` line)."""
         dev = self.dev
+        cmd = command if isinstance(command, str) else command["cmd"]
         if cmd == "enable":
             return {}
         dev.receive(cmd)
         out = self._answer(cmd, encoding)
+        if not isinstance(command, str) and "input" in command and self.current is not None:
+            self.sessions[self.current] += [*command["input"].splitlines(), "EOF"]
         dev.after(cmd)
         return out
 
@@ -648,6 +662,17 @@ class JunosSim:
                             f"<mtu>{i['mtu']}</mtu><current-physical-address>2c:6b:f5:00:00:01"
                             "</current-physical-address></physical-interface>")
             return f"{ns}<interface-information>{''.join(rows)}</interface-information></rpc-reply>"
+        if tag == "get-software-information" or (
+                tag == "command" and (rpc.text or "").strip() == "show version invoke-on all-routing-engines"):
+            # PyEZ's hostname/model/version facts; a single routing engine answers with its own
+            # <software-information> (Junos XML API Explorer, get-software-information)
+            return (f"{ns}<software-information><host-name>{escape(dev.hostname)}</host-name>"
+                    "<product-model>qfx5220-32cd</product-model><product-name>qfx5220-32cd</product-name>"
+                    "<junos-version>23.4R1</junos-version></software-information></rpc-reply>")
+        if tag == "get-chassis-inventory":  # PyEZ's serialnumber fact reads chassis/serial-number
+            return (f'{ns}<chassis-inventory><chassis junos:style="inventory"><name>Chassis</name>'
+                    "<serial-number>WS3719SIM01</serial-number><description>QFX5220-32CD</description>"
+                    "</chassis></chassis-inventory></rpc-reply>")
         if tag == "get-system-uptime-information":
             return (f'{ns}<system-uptime-information><current-time><date-time junos:seconds="{int(dev.clock)}">'
                     "simulated</date-time></current-time></system-uptime-information></rpc-reply>")

@@ -38,6 +38,7 @@ from fabricgen.deploy.credentials import Credentials
 from fabricgen.deploy.drift import drift_device
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.normalize import ConfigDiff
+from fabricgen.deploy.secrets import secret_values
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.transport import Target
 from fabricgen.deploy.verify import check_bgp, check_interfaces, expected_sessions, sonic_aliases, verify_device
@@ -61,8 +62,10 @@ from tests.simdevice import (
 
 PLATFORMS = ["eos", "nxos", "junos", "sonic", "nvue"]
 DEVICE = "leaf1"
-ADDRESS = "192.0.2.11"
+ADDRESS = "192.0.2.21"  # leaf1's management address in the lab inventory's base: the session's target
 PASSWORD = "CANARYPASSWORD-Zq9"  # the login password: must never be printed
+# the environment apply resolves the base section's env:NAME secrets from (deploy/secrets.py): never printed
+ENVIRON = {"FABRICGEN_ADMIN_HASH": "$6$CANARYenvsalt$CANARYenvhash", "FABRICGEN_SNMP_RO": "CANARYenvRO"}
 REVERT = 120
 EOS_SESSION = "fabricgen_1"
 
@@ -70,43 +73,14 @@ EOS_SESSION = "fabricgen_1"
 # ------------------------------------------------------------------------------------------ inventory side
 
 
-def _with_management(platform: str, text: str, address: str) -> str:
-    """The rendered candidate plus the minimal management access the session runs over (interface, address,
-    API/NETCONF). Stands in for the inventory's base-configuration section (management interface, users,
-    API access) until the templates render it; then this is replaced by rendering that section."""
-    if platform == "eos":
-        stanza = f"interface Management1\n   ip address {address}/24\n!\nmanagement api http-commands\n   no shutdown\n"
-        head, _, _ = text.rstrip().rpartition("\nend")
-        return f"{head}\n{stanza}!\nend\n"
-    if platform == "nxos":
-        return text.rstrip() + f"\ninterface mgmt0\n  vrf member management\n  ip address {address}/24\n"
-    if platform == "junos":
-        return (text.rstrip() + f"\nset interfaces em0 unit 0 family inet address {address}/24\n"
-                "set system services netconf ssh\n")
-    if platform == "sonic":
-        doc = json.loads(text)
-        doc["config_db.json"]["MGMT_INTERFACE"] = {f"eth0|{address}/24": {"gwaddr": "192.0.2.1"}}
-        return json.dumps(doc)
-    if platform == "nvue":
-        from io import StringIO
-
-        from ruamel.yaml import YAML
-
-        yaml = YAML(typ="safe")
-        doc = yaml.load(text)
-        doc[0]["set"]["interface"]["eth0"] = {"ip": {"address": {f"{address}/24": {}}}, "type": "eth"}
-        buf = StringIO()
-        yaml.dump(doc, buf)
-        return buf.getvalue()
-    raise ValueError(platform)
-
-
 def _initial_running(platform: str, address: str) -> str:
     """What the switch runs before fabricgen: its management access, a local user with a password hash and an
-    SNMP community — none of it rendered by fabricgen — in the vendor's running-config form."""
+    SNMP community (now also rendered by the inventory's base, with other values) and, on EOS, a TACACS+ key
+    the base does not model — in the vendor's running-config form."""
     if platform == "eos":
         return (f"hostname {DEVICE}\nusername admin privilege 15 role network-admin secret sha512 {CANARY_HASH}\n"
-                f"snmp-server community {CANARY_COMMUNITY} ro\ninterface Management1\n   ip address {address}/24\n"
+                f"snmp-server community {CANARY_COMMUNITY} ro\ntacacs-server host 192.0.2.90 key 7 {CANARY_HASH}\n"
+                f"interface Management1\n   ip address {address}/24\n"
                 "management api http-commands\n   no shutdown\n")
     if platform == "nxos":
         return (f"hostname {DEVICE}\nusername admin password 5 {CANARY_HASH} role network-admin\n"
@@ -141,6 +115,14 @@ def _initial_running(platform: str, address: str) -> str:
     raise ValueError(platform)
 
 
+def _mgmt_ip(fabric: Fabric, name: str, platform: str) -> str:
+    from fabricgen.render.base import build_base
+
+    base = build_base(fabric, name, platform)
+    assert base is not None and base.mgmt_ip is not None
+    return base.mgmt_ip
+
+
 @dataclass
 class Rig:
     platform: str
@@ -158,7 +140,8 @@ _FABRICS: dict[str, tuple[Fabric, str]] = {}
 def _fabric(platform: str) -> tuple[Fabric, str]:
     if platform not in _FABRICS:
         fabric = resolve(retarget(load_inventory(INVENTORIES / "lab"), platform))
-        _FABRICS[platform] = fabric, _with_management(platform, intended_configs(fabric, [DEVICE])[DEVICE], ADDRESS)
+        # the rendered candidate carries the base section's management access (interface, address, API)
+        _FABRICS[platform] = fabric, intended_configs(fabric, [DEVICE])[DEVICE]
     return _FABRICS[platform]
 
 
@@ -179,7 +162,9 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
     dev.lldp = {p.name: (p.peer_device, aliases.get((p.peer_device, p.peer_port), p.peer_port))
                 for p in fabric.switches[DEVICE].ports if p.peer_device in fabric.switches}
     # the spines are in scope (their sessions with leaf1 are verified), only leaf1 is pushed
-    hosts = {DEVICE: ADDRESS, "spine1": "192.0.2.21", "spine2": "192.0.2.22"}
+    # every session's target is the management address the inventory's base gives the device
+    hosts = {n: _mgmt_ip(fabric, n, platform) for n in (DEVICE, "spine1", "spine2")}
+    assert hosts[DEVICE] == ADDRESS
     targets = Targets({n: Target(n, platform, h) for n, h in hosts.items()}, Credentials("admin", PASSWORD),
                       "simulated")
     sim: Any
@@ -217,11 +202,14 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
             def opened() -> None:  # what Device.open leaves behind, minus the NETCONF socket
                 from types import SimpleNamespace
 
+                from jnpr.junos import jxml as JXML  # type: ignore[import-untyped]
                 from ncclient.devices.junos import JunosDeviceHandler
 
                 d.device._conn = SimpleNamespace(_device_handler=JunosDeviceHandler({"name": "junos"}),
                                                  connected=True, timeout=30, close_session=lambda: None)
                 d.device.connected = True
+                d.device._nc_transform = d.device.transform
+                d.device._norm_transform = lambda: JXML.normalize_xslt.encode("UTF-8")
                 d.device.bind(cu=Config)
 
             d.open = opened
@@ -261,8 +249,10 @@ def _verification_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _apply(rig: Rig, tmp_path: Path) -> ApplyReport:
     revert = 0 if rig.platform == "nxos" else REVERT  # NX-OS has no commit-confirm: --revert-in 0 (commit.py)
-    return apply(rig.fabric, {DEVICE: rig.intended}, rig.targets, ApplyOptions(revert_in=revert, settle=0, workers=1),
-                 tmp_path, make_driver=rig.make_driver)
+    secrets = secret_values({DEVICE: rig.intended}, ENVIRON)  # as `fabricgen apply` reads them (cli/apply.py)
+    return apply(rig.fabric, {DEVICE: rig.intended}, rig.targets,
+                 ApplyOptions(revert_in=revert, settle=0, workers=1, secrets=secrets), tmp_path,
+                 make_driver=rig.make_driver)
 
 
 def _drift(rig: Rig) -> runner.Results[ConfigDiff]:
@@ -406,7 +396,7 @@ def test_a_session_lost_at_the_commit_leaves_the_documented_state(
     assert _diff(rig).drifted
 
 
-CANARIES = (CANARY_HASH, CANARY_COMMUNITY, "CANARYsalt", "CANARYhash", PASSWORD)
+CANARIES = (CANARY_HASH, CANARY_COMMUNITY, "CANARYsalt", "CANARYhash", PASSWORD, *ENVIRON.values())
 
 
 def _leaks(text: str) -> list[str]:
@@ -438,7 +428,7 @@ def test_no_secret_or_credential_appears_in_any_output(
 
     failing.make_driver = echoing
     bad = _apply(failing, tmp_path / "again").outcomes[DEVICE]
-    assert bad.status == "unreachable" and "refused by 192.0.2.11" in bad.message
+    assert bad.status == "unreachable" and f"refused by {ADDRESS}" in bad.message
     assert _leaks(bad.message) == []
 
 
@@ -478,26 +468,30 @@ def test_eos_modes_rebuilt_from_flat_session_commands_match_the_rendered_hierarc
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_the_rendered_config_without_management_is_refused_before_anything_reaches_the_device(
+def test_a_candidate_without_the_session_address_is_refused_before_anything_reaches_the_device(
     platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The guard stays: until the base section renders management access, the bare candidate would cut the
-    session, and apply refuses it with the device untouched."""
+    """The guard stays: a session to an address the rendered candidate does not put on a management interface
+    (the hosts file and the inventory's base disagree) would be cut by the replace, so apply refuses it with the
+    device untouched."""
     rig = _rig(platform, monkeypatch)
-    fabric, _ = _fabric(platform)
-    bare = intended_configs(fabric, [DEVICE])[DEVICE]
-    opts = ApplyOptions(revert_in=0 if platform == "nxos" else REVERT, settle=0, workers=1)
-    report = apply(rig.fabric, {DEVICE: bare}, rig.targets, opts, tmp_path, make_driver=rig.make_driver)
+    other = "192.0.2.99"
+    assert other not in rig.intended and ADDRESS in rig.intended
+    targets = Targets({**rig.targets.targets, DEVICE: Target(DEVICE, platform, other)}, rig.targets.credentials,
+                      rig.targets.origin)
+    opts = ApplyOptions(revert_in=0 if platform == "nxos" else REVERT, settle=0, workers=1,
+                        secrets=secret_values({DEVICE: rig.intended}, ENVIRON))
+    report = apply(rig.fabric, {DEVICE: rig.intended}, targets, opts, tmp_path, make_driver=rig.make_driver)
     outcome = report.outcomes[DEVICE]
     assert outcome.status == "refused", outcome.message
-    assert f"the candidate configures no interface with {ADDRESS}" in outcome.message
+    assert f"the candidate configures no interface with {other}" in outcome.message
     assert rig.dev.sent == [] and rig.dev.running == _initial_running(platform, ADDRESS)
 
 
-@pytest.mark.parametrize("platform", ["eos", "nxos", "sonic", "nvue"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_facts_name_the_device(platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """get_facts through the real driver names the simulated switch (Junos's facts are PyEZ's own gathering of a
-    dozen RPCs, not simulated)."""
+    """get_facts through the real driver names the simulated switch (on Junos, PyEZ's own fact gathering: the
+    simulator answers its software-information and chassis-inventory RPCs)."""
     rig = _rig(platform, monkeypatch)
     assert _apply(rig, tmp_path).outcomes[DEVICE].status == "applied"
     d = rig.make_driver(rig.targets.targets[DEVICE], rig.targets.credentials)
