@@ -50,6 +50,17 @@ GRAMMAR: dict[str, str] = {
     "snmp location <str>": CLI + ": location (SNMP)",
     "snmp routing-instance-access": CLI + ": routing-instance-access",
     "system login message <str>": CLI + ": message (System Login)",
+    "system tacplus-server <ip> port <int>": CLI + ": tacplus-server; port (TACACS+)",
+    "system tacplus-server <ip> secret <str>": CLI + ": tacplus-server; secret",
+    "system tacplus-server <ip> routing-instance mgmt_junos":
+        "Junos User Access and Authentication Guide, TACACS+ Authentication: Configure TACACS+ to Use the "
+        "Management Instance",
+    "system radius-server <ip> port <int>": CLI + ": radius-server; port (RADIUS)",
+    "system radius-server <ip> secret <str>": CLI + ": radius-server; secret",
+    "system radius-server <ip> routing-instance mgmt_junos":
+        "Junos User Access and Authentication Guide, RADIUS Authentication: Configure RADIUS to Use the "
+        "Management Instance",
+    "system authentication-order <authorder>": CLI + ": authentication-order (tacplus, radius, password)",
     "interfaces <if:def> number-of-sub-ports <int>": CLI + ": number-of-sub-ports",
     "interfaces <if:def> speed <speed>": CLI + ": speed (Ethernet)",
     "interfaces <if:def> description <str>": CLI + ": description (Interfaces)",
@@ -182,6 +193,10 @@ def _slot_ok(kind: str, value: str) -> bool:
     if kind == "bits6list":
         items = value[1:-1].split()
         return value.startswith("[") and bool(items) and all(re.fullmatch(r"[01]{6}", x) for x in items)
+    if kind == "authorder":
+        items = value[1:-1].split()
+        return (value.startswith("[") and bool(items) and len(set(items)) == len(items)
+                and set(items) <= {"tacplus", "radius", "password"})
     if kind == "pctlist":
         items = value[1:-1].split()
         return value.startswith("[") and bool(items) and all(pct(x) for x in items)

@@ -56,6 +56,26 @@ GRAMMAR: Grammar = {
     r"snmp-server community \S+ group network-operator": (SYSMGMT + ", Configuring SNMP", _NONE),
     r"snmp-server location [A-Za-z0-9 .,_:/()+@-]+": (SYSMGMT + ", Configuring SNMP", _NONE),
     r"banner motd #[^#]+#": (FUND + ", Configuring the Banner", _NONE),
+    r"feature tacacs\+": (SECURITY + ", Configuring TACACS+, Enabling TACACS+", _NONE),
+    rf"tacacs-server host {IP} key 0 \S+( port \d+)?":
+        (SECURITY + ", Configuring TACACS+, Configuring TACACS+ Server Hosts / Server Preshared Keys / TCP Ports",
+         _NONE),
+    r"aaa group server tacacs\+ TACACS": (SECURITY + ", Configuring TACACS+ Server Groups", {
+        rf"server {IP}": (SECURITY + ", Configuring TACACS+ Server Groups", _NONE),
+        r"use-vrf management": (SECURITY + ", Configuring TACACS+ Server Groups", _NONE),
+        r"source-interface mgmt0": (SECURITY + ", Configuring the Global Source Interface for TACACS+ Server "
+                                              "Groups", _NONE),
+    }),
+    rf"radius-server host {IP} key 0 \S+( auth-port \d+)? authentication":
+        (SECURITY + ", Configuring RADIUS, Configuring RADIUS Server Hosts / Preshared Keys", _NONE),
+    r"aaa group server radius RADIUS": (SECURITY + ", Configuring RADIUS Server Groups", {
+        rf"server {IP}": (SECURITY + ", Configuring RADIUS Server Groups", _NONE),
+        r"use-vrf management": (SECURITY + ", Configuring RADIUS Server Groups", _NONE),
+        r"source-interface mgmt0": (SECURITY + ", Configuring the Global Source Interface for RADIUS Server "
+                                              "Groups", _NONE),
+    }),
+    r"aaa authentication login default group (TACACS|RADIUS)( (TACACS|RADIUS))?":
+        (SECURITY + ", Configuring AAA, Configuring Default Login Authentication Methods", _NONE),
     r"feature (bgp|lldp)": (ROUTING, _NONE),
     r"ip load-sharing address source-destination port source-destination": (ROUTING + ", ECMP load sharing", _NONE),
     r"interface breakout module 1 port \d+ map \d+g-\dx": (IFACE + ", breakout", _NONE),

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -22,6 +23,9 @@ from fabricgen.topology.resolve import resolve
 from tests.conftest import INVENTORIES
 from tests.test_loader import problems
 from tests.test_render_common import fabric_as, lab_configs
+
+if TYPE_CHECKING:
+    from fabricgen.topology.model import Fabric
 
 LAB = INVENTORIES / "lab"
 OPS_HASH = "$6$labsalt$0fJ2mP0JYbJpH0B4pMkqY8O7vJ4V7x6N8n0bH5qQZ3l0Gk4sVQ1rW9yR7cT2aE6uX3dF8gH1jK5mN9pL2oI4u."
@@ -240,3 +244,293 @@ def test_unchanged_secret_is_not_drift_and_never_shown(platform: str) -> None:
     assert diff.drifted
     shown = repr(diff)
     assert "192.0.2.59" in shown and "canar" not in shown.lower()
+
+
+# --------------------------------------------------------------------------- AAA (TACACS+/RADIUS) and services
+
+AAA_BASE = """\
+base:
+  defaults:
+    mgmt: {gateway: 192.0.2.1}
+    users:
+      admin: {role: admin, secret: env:FABRICGEN_ADMIN_HASH}
+    api: true
+    ntp: [192.0.2.50, 192.0.2.51]
+    syslog: [192.0.2.60]
+    snmp: {community: env:FABRICGEN_SNMP_RO, location: lab row 1}
+    aaa:
+      tacacs:
+        - {address: 192.0.2.70, key: env:FABRICGEN_TACACS_KEY}
+        - {address: 192.0.2.71, port: 4949, key: env:FABRICGEN_TACACS_KEY}
+      radius:
+        - {address: 192.0.2.80, key: env:FABRICGEN_RADIUS_KEY}
+      order: [tacacs, radius, local]
+  roles:
+    spine:
+      aaa: {order: [radius, local]}
+"""
+TACACS_KEY = "__FABRICGEN_ENV_FABRICGEN_TACACS_KEY__"
+RADIUS_KEY = "__FABRICGEN_ENV_FABRICGEN_RADIUS_KEY__"
+
+
+def _aaa_fabric(tmp_path: Path, platform: str, base_yaml: str = AAA_BASE, release: str | None = None) -> Fabric:
+    loaded = retarget(load_inventory(_lab_with(tmp_path, base_yaml)), platform)
+    if release is not None:
+        from tests.test_render_nvue import with_settings
+
+        loaded = with_settings(loaded, release)
+    return resolve(loaded)
+
+
+def _aaa_main(tmp_path: Path, platform: str, name: str = "leaf1", release: str | None = None) -> str:
+    from fabricgen.render import render_device
+
+    return render_device(_aaa_fabric(tmp_path, platform, release=release), name).main
+
+
+def test_aaa_merges_key_by_key(tmp_path: Path) -> None:
+    fabric = _aaa_fabric(tmp_path, "eos")
+    leaf, spine = build_base(fabric, "leaf1", "eos"), build_base(fabric, "spine1", "eos")
+    assert leaf is not None and spine is not None
+    assert [(s.address, s.port, s.key, s.priority) for s in leaf.tacacs] == [
+        ("192.0.2.70", 49, TACACS_KEY, 1), ("192.0.2.71", 4949, TACACS_KEY, 2)]
+    assert [(s.address, s.port, s.key) for s in leaf.radius] == [("192.0.2.80", 1812, RADIUS_KEY)]
+    assert leaf.login_methods == ("group tacacs+", "group radius", "local")
+    # the spine role writes only the order: the servers still come from the defaults
+    assert spine.tacacs == leaf.tacacs and spine.aaa_order == ("radius", "local")
+    junos = build_base(_aaa_fabric(tmp_path / "j", "junos"), "spine1", "junos")
+    assert junos is not None and junos.login_methods == ("radius", "password")
+
+
+def test_aaa_switch_overrides_role(tmp_path: Path) -> None:
+    lab = _lab_with(tmp_path, AAA_BASE)
+    files = [p for p in lab.glob("*.yaml") if "name: spine1," in p.read_text()]
+    assert len(files) == 1
+    f = files[0]
+    f.write_text(f.read_text().replace("base: {mgmt: {address: 192.0.2.11/24}}",
+                                       "base: {mgmt: {address: 192.0.2.11/24}, aaa: {order: [local, tacacs]}}"))
+    fabric = resolve(retarget(load_inventory(lab), "sonic"))
+    b = build_base(fabric, "spine1", "sonic")
+    assert b is not None and b.login_methods == ("local", "tacacs+")
+    assert [s.address for s in b.radius] == ["192.0.2.80"]  # servers still inherited from the defaults
+
+
+def test_no_servers_no_aaa_lines(tmp_path: Path) -> None:
+    text = lab_configs("eos")["leaf1"].main
+    assert "tacacs" not in text and "radius" not in text and "aaa " not in text
+    assert "tacacs" not in lab_configs("nxos")["leaf1"].main
+    b = build_base(fabric_as(LAB, "junos"), "leaf1", "junos")
+    assert b is not None and b.aaa_order == () and b.login_methods == ()
+
+
+def test_eos_aaa_lines(tmp_path: Path) -> None:
+    text = _aaa_main(tmp_path, "eos")
+    for line in (f"tacacs-server host 192.0.2.70 vrf MGMT key 0 {TACACS_KEY}\n",
+                 f"tacacs-server host 192.0.2.71 vrf MGMT port 4949 key 0 {TACACS_KEY}\n",
+                 f"radius-server host 192.0.2.80 vrf MGMT key 0 {RADIUS_KEY}\n",
+                 "aaa authentication login default group tacacs+ group radius local\n",
+                 "aaa authorization exec default group tacacs+ group radius local\n",
+                 "ip tacacs vrf MGMT source-interface Management1\n",
+                 "ip radius vrf MGMT source-interface Management1\n"):
+        assert line in text, line
+
+
+def test_eos_aaa_matches_avd(tmp_path: Path) -> None:
+    """Arista's own generator renders the same AAA lines from AVD's data model (no custom TACACS+ port: AVD does
+    not model one)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyavd") is None:
+        pytest.skip("pyavd (the `oracles` extra) is not installed")
+    import pyavd
+
+    from tests.eos_avd import blocks
+
+    base = AAA_BASE.replace(", port: 4949", "")
+    fabric = _aaa_fabric(tmp_path, "eos", base)
+    from fabricgen.render import render_device
+
+    ours = blocks(render_device(fabric, "leaf1").main)
+    b = build_base(fabric, "leaf1", "eos")
+    assert b is not None
+    cfg = {"hostname": "leaf1",
+           "tacacs_servers": {"hosts": [{"host": s.address, "vrf": b.vrf, "key": s.key, "key_type": "0"}
+                                        for s in b.tacacs]},
+           "ip_tacacs_source_interfaces": [{"name": b.mgmt_interface, "vrf": b.vrf}],
+           "radius_server": {"vrfs": [{"name": b.vrf, "servers": [{"host": s.address, "key": s.key, "key_type": "0"}
+                                                                   for s in b.radius]}]},
+           "ip_radius_source_interfaces": [{"name": b.mgmt_interface, "vrf": b.vrf}],
+           "aaa_authentication": {"login": {"default": " ".join(b.login_methods)}},
+           "aaa_authorization": {"exec": {"default": " ".join(b.login_methods)}}}
+    result = pyavd.validate_structured_config(cfg)
+    assert not result.validation_result.violations
+    theirs = blocks(str(pyavd.get_device_config(result.validated_data)))
+    aaa = {k: v for k, v in theirs.items() if k != "hostname leaf1"}
+    assert len(aaa) == 7
+    assert {k: ours.get(k) for k in aaa} == aaa
+
+
+def test_nxos_aaa_lines_pass_the_checker(tmp_path: Path) -> None:
+    from tests.nxos_check import check
+
+    text = _aaa_main(tmp_path, "nxos")
+    for block in ("feature tacacs+\n",
+                  f"tacacs-server host 192.0.2.70 key 0 {TACACS_KEY}\n",
+                  f"tacacs-server host 192.0.2.71 key 0 {TACACS_KEY} port 4949\n",
+                  "aaa group server tacacs+ TACACS\n  server 192.0.2.70\n  server 192.0.2.71\n"
+                  "  use-vrf management\n  source-interface mgmt0\n",
+                  f"radius-server host 192.0.2.80 key 0 {RADIUS_KEY} authentication\n",
+                  "aaa group server radius RADIUS\n  server 192.0.2.80\n  use-vrf management\n"
+                  "  source-interface mgmt0\n",
+                  "aaa authentication login default group TACACS RADIUS\n"):
+        assert block in text, block
+    import re
+
+    lossless = {int(p) for p in re.findall(r"pause pfc-cos (\d)", text)}
+    assert check(text, lossless) == []
+    assert any("no documented command" in e
+               for e in check(text.replace("use-vrf management", "use-vrf mgmt"), lossless))
+
+
+def test_junos_aaa_lines_pass_the_checker(tmp_path: Path) -> None:
+    from tests.junos_check import check
+
+    text = _aaa_main(tmp_path, "junos")
+    lines = text.splitlines()
+    for line in ("set system tacplus-server 192.0.2.70 port 49",
+                 f'set system tacplus-server 192.0.2.70 secret "{TACACS_KEY}"',
+                 "set system tacplus-server 192.0.2.70 routing-instance mgmt_junos",
+                 "set system tacplus-server 192.0.2.71 port 4949",
+                 "set system radius-server 192.0.2.80 port 1812",
+                 f'set system radius-server 192.0.2.80 secret "{RADIUS_KEY}"',
+                 "set system radius-server 192.0.2.80 routing-instance mgmt_junos",
+                 "set system authentication-order [ tacplus radius password ]"):
+        assert line in lines, line
+    assert check(text) == []
+    bad = text.replace("[ tacplus radius password ]", "[ tacplus local ]")
+    assert any("authentication-order" in e for e in check(bad))
+
+
+def test_sonic_base_tables_pass_libyang(tmp_path: Path) -> None:
+    import json
+
+    from fabricgen.render.check import sonic_oracle
+
+    text = _aaa_main(tmp_path, "sonic")
+    db = json.loads(text)
+    assert db["MGMT_VRF_CONFIG"] == {"vrf_global": {"mgmtVrfEnabled": "true"}}
+    assert db["NTP"] == {"global": {"src_intf": "eth0", "vrf": "mgmt"}}
+    assert db["NTP_SERVER"] == {"192.0.2.50": {"association_type": "server", "iburst": "on"},
+                                "192.0.2.51": {"association_type": "server", "iburst": "on"}}
+    assert db["SYSLOG_SERVER"] == {"192.0.2.60": {"vrf": "mgmt"}}
+    assert db["SNMP_COMMUNITY"] == {SNMP: {"TYPE": "RO"}}
+    assert db["SNMP"] == {"LOCATION": {"Location": "lab row 1"}}
+    assert db["TACPLUS"] == {"global": {"auth_type": "pap", "passkey": TACACS_KEY, "src_intf": "eth0"}}
+    assert db["TACPLUS_SERVER"] == {
+        "192.0.2.70": {"passkey": TACACS_KEY, "priority": "2", "tcp_port": "49", "vrf": "mgmt"},
+        "192.0.2.71": {"passkey": TACACS_KEY, "priority": "1", "tcp_port": "4949", "vrf": "mgmt"}}
+    assert db["RADIUS_SERVER"] == {"192.0.2.80": {"auth_port": "1812", "passkey": RADIUS_KEY, "priority": "1",
+                                                  "src_intf": "eth0", "vrf": "mgmt"}}
+    assert db["AAA"] == {"authentication": {"failthrough": "True", "login": "tacacs+,radius,local"}}
+    oracle = sonic_oracle()
+    if oracle is None:
+        pytest.skip("the libyang binding is not installed (pip install -e '.[yang]')")
+    assert oracle.problems(text) == []
+    # the models are really applied: a VRF the model does not know, and syslog in mgmt without the mgmt VRF
+    wrong = dict(db, TACPLUS_SERVER={"192.0.2.70": {"vrf": "MGMT"}})
+    assert oracle.problems(json.dumps(wrong)) != []
+    no_vrf = {k: v for k, v in db.items() if k != "MGMT_VRF_CONFIG"}
+    assert oracle.problems(json.dumps(no_vrf)) != []
+    no_key = dict(db, TACPLUS={"global": {"auth_type": "pap"}})
+    assert any("passkey" in p for p in oracle.problems(json.dumps(no_key)))
+
+
+@pytest.mark.parametrize("release", ["5.9", "5.11", "5.14", "5.15", "5.18"])
+def test_nvue_services_and_aaa_pass_the_strict_schema(tmp_path: Path, release: str) -> None:
+    from ruamel.yaml import YAML
+
+    from fabricgen.render.check import nvue_oracle, nvue_releases
+
+    text = _aaa_main(tmp_path, "nvue", release=release)
+    (doc,) = YAML(typ="safe").load(text)
+    s = doc["set"]
+    aaa = s["system"]["aaa"]
+    new = release in ("5.15", "5.18")
+    if new:
+        assert aaa["authentication"] == {"order": ["tacacs", "radius", "local"]}
+        assert s["system"]["ntp"] == {"server": {"192.0.2.50": {"iburst": "enabled"},
+                                                 "192.0.2.51": {"iburst": "enabled"}}, "vrf": "mgmt"}
+    else:
+        assert aaa["authentication-order"] == {"1": {"tacacs": {}}, "2": {"radius": {}}, "3": {"local": {}}}
+        assert s["service"]["ntp"] == {"mgmt": {"server": {"192.0.2.50": {"iburst": "on"},
+                                                           "192.0.2.51": {"iburst": "on"}}}}
+    if release in ("5.9", "5.11"):
+        assert aaa["tacacs"] == {"enable": "on", "vrf": "mgmt", "server": {
+            "1": {"host": "192.0.2.70", "port": 49, "secret": TACACS_KEY},
+            "2": {"host": "192.0.2.71", "port": 4949, "secret": TACACS_KEY}}}
+    else:
+        assert aaa["tacacs"] == {"vrf": "mgmt", "server": {
+            "192.0.2.70": {"priority": 1, "port": 49, "secret": TACACS_KEY},
+            "192.0.2.71": {"priority": 2, "port": 4949, "secret": TACACS_KEY}}}
+    if release in ("5.9", "5.11"):
+        assert s["service"]["syslog"] == {"mgmt": {"server": {"192.0.2.60": {}}}}
+    else:
+        assert s["system"]["syslog"] == {"server": {"192.0.2.60": {"vrf": "mgmt"}}}
+    if release == "5.9":
+        snmp = s["service"]["snmp-server"]
+        assert snmp["enable"] == "on"
+    else:
+        snmp = s["system"]["snmp-server"]
+        assert snmp["state"] == "enabled"
+    assert aaa["radius"]["server"] == {"192.0.2.80": {"port": 1812, "priority": 1, "secret": RADIUS_KEY}}
+    assert snmp["readonly-community"] == {SNMP: {"access": {"any": {}}}}
+    assert snmp["listening-address"] == {"all": {"vrf": "mgmt"}} and snmp["system-location"] == "lab row 1"
+    assert s["system"]["api"] == {"state": "enabled"}
+    if not nvue_releases():
+        pytest.skip("nvueschema not installed (pip install -e '.[oracles]')")
+    oracle = nvue_oracle(release)
+    assert oracle is not None
+    assert oracle.problems(text) == []
+
+
+def test_plain_text_key_refused_with_position(tmp_path: Path) -> None:
+    lab = _lab_with(tmp_path, (
+        "base:\n"
+        "  defaults:\n"
+        "    aaa:\n"
+        "      tacacs:\n"
+        '        - {address: 192.0.2.70, key: "s3cr3t-tac"}\n'
+        "      order: [tacacs]\n"
+    ))
+    f = lab / "base.yaml"
+    got = problems(lab)
+    assert got == [
+        f"{f}:5:33: base.defaults.aaa.tacacs[0].key: a secret reference env:NAME, NAME of ASCII upper-case letters, "
+        "digits and '_' (first not a digit); 's' is not allowed",
+        f"{f}:6:7: base.defaults.aaa.order: ['tacacs'] does not name local: the local users would be locked out "
+        "when no server answers",
+    ]
+    assert not any("s3cr3t" in line for line in got)
+    run = subprocess.run([sys.executable, "-m", "fabricgen", "validate", str(lab)], capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 3 and "Traceback" not in run.stderr and "s3cr3t" not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("platform", ["eos", "nxos", "junos", "nvue", "sonic"])
+def test_aaa_keys_never_rendered_nor_drift(tmp_path: Path, platform: str) -> None:
+    from fabricgen.deploy.normalize import compare, mask_junos, sanitize
+
+    def read_sanitized(text: str) -> str:  # as the platform's driver reads a running configuration
+        return "\n".join(mask_junos(ln) for ln in text.splitlines()) if platform == "junos" else sanitize(text)
+
+    env = {"FABRICGEN_ADMIN_HASH": CANARY_ADMIN, "FABRICGEN_SNMP_RO": CANARY_SNMP,
+           "FABRICGEN_TACACS_KEY": "canaryTac9", "FABRICGEN_RADIUS_KEY": "canaryRad9"}
+    intended = _aaa_main(tmp_path, platform)
+    assert TACACS_KEY in intended and RADIUS_KEY in intended and "canary" not in intended
+    running = substitute(intended, env)
+    assert "canaryTac9" in running and "canaryRad9" in running
+    shown = read_sanitized(running)
+    assert "canary" not in shown.lower()
+    assert not compare(platform, intended, shown).drifted
+    diff = compare(platform, intended, read_sanitized(running.replace("192.0.2.80", "192.0.2.89")))
+    assert diff.drifted and "canar" not in repr(diff).lower()

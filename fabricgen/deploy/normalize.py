@@ -337,7 +337,7 @@ def mask(text: str) -> str:
 
 _JUNOS_SECRET_RE = re.compile(
     r"(?i)(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(_SECRET_WORDS, key=len, reverse=True))
-    + r")(\s+)(\"(?:[^\"\\]|\\.)*\"|[^\s;{}]+)"
+    + r")(\s+)(\"(?:[^\"\\]|\\.)*\"|[^\s;{}\[\]]+)"
 )
 
 
@@ -351,6 +351,8 @@ def mask_junos(line: str) -> str:
     'community *** {'
     >>> mask_junos("community c0mm authorization read-only;")
     'community *** authorization read-only;'
+    >>> mask_junos("set system authentication-order [ tacplus radius password ]")  # a method, not a secret
+    'set system authentication-order [ tacplus radius password ]'
     """
     return _HASH_RE.sub("***", _JUNOS_SECRET_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}***", line))
 
@@ -372,10 +374,12 @@ def _mask_path(path: tuple[str, ...]) -> tuple[str, ...]:
 
     >>> _mask_path(("snmp", "community", "c0mm", "authorization", "read-only"))
     ('snmp', 'community', '***', 'authorization', 'read-only')
+    >>> _mask_path(("SNMP_COMMUNITY", "c0mm", 'TYPE = "RO"'))
+    ('SNMP_COMMUNITY', '***', 'TYPE = "RO"')
     """
     out = [mask(e) for e in path]
     for i, e in enumerate(path[:-1]):
-        if e.lower() in _SECRET_WORDS:
+        if e.lower() in _SECRET_WORDS or e.lower() in _SECRET_KEYED:
             out[i + 1] = "***"
     return tuple(out)
 
@@ -384,10 +388,25 @@ def _is_secret_key(key: str) -> bool:
     return bool(_SECRET_RE.match(f"{key} x")) and not key.lower().endswith(("_id", "-id", "chain"))
 
 
+# containers whose *keys* are secrets: an SNMP community names its own entry (SONiC SNMP_COMMUNITY|<community>,
+# NVUE snmp-server/readonly-community/<community>)
+_SECRET_KEYED = ("snmp_community", "readonly-community", "readonly-community-v6")
+
+
 def _mask_doc(doc: Any) -> Any:
+    """A JSON/YAML document with its secret values masked, and the keys of :data:`_SECRET_KEYED` containers.
+
+    >>> _mask_doc({"SNMP_COMMUNITY": {"c0mm": {"TYPE": "RO"}}, "TACPLUS": {"global": {"passkey": "k"}}})
+    {'SNMP_COMMUNITY': {'***': {'TYPE': 'RO'}}, 'TACPLUS': {'global': {'passkey': '***'}}}
+    """
     if isinstance(doc, dict):
-        return {k: ("***" if _is_secret_key(str(k)) and not isinstance(v, (dict, list)) else _mask_doc(v))
-                for k, v in doc.items()}
+        out: dict[Any, Any] = {}
+        for k, v in doc.items():
+            if str(k).lower() in _SECRET_KEYED and isinstance(v, dict):
+                out[k] = {("***" if i == 0 else f"***{i + 1}"): _mask_doc(x) for i, x in enumerate(v.values())}
+            else:
+                out[k] = "***" if _is_secret_key(str(k)) and not isinstance(v, (dict, list)) else _mask_doc(v)
+        return out
     if isinstance(doc, list):
         return [_mask_doc(x) for x in doc]
     return doc
@@ -412,6 +431,8 @@ def sanitize(text: str) -> str:
     if stripped.startswith("- "):  # a YAML document (NVUE): a bare ``key: ***`` would read as an alias
         try:
             _load_doc(masked)
+            if any(f"{k}:" in text for k in _SECRET_KEYED):
+                raise ValueError("an SNMP community is a key: masked by key")
         except Exception:
             try:
                 # masked by key, re-serialised (values quoted where YAML needs it), then line by line as above

@@ -681,8 +681,9 @@ def _validation_problems(exc: ValidationError, tree: dict[str, Any], source: Sou
 
 
 def _secret_field(loc: tuple[int | str, ...]) -> bool:
-    """A field of the ``base:`` section that holds a secret (a user's secret, an SNMP community)."""
-    return bool(loc) and loc[-1] in ("secret", "community")
+    """A field of the ``base:`` section that holds a secret (a user's secret, an SNMP community, a TACACS+/RADIUS
+    shared key)."""
+    return bool(loc) and loc[-1] in ("secret", "community", "key")
 
 
 def _short(value: object) -> bool:

@@ -569,11 +569,58 @@ class SnmpSpec(Strict):
     location: BannerText | None = None
 
 
+AaaMethod = Literal["tacacs", "radius", "local"]
+
+
+class AaaServer(Strict):
+    """A TACACS+ or RADIUS server, reached in the management VRF from the management interface."""
+
+    address: Address
+    port: int | None = Field(default=None, ge=1, le=65535, description="unset: the protocol's (TACACS+ 49, "
+                                                                          "RADIUS 1812)")
+    key: EnvRef = Field(description="the shared secret, only as env:NAME")
+
+
+class AaaSpec(Strict):
+    """Remote login: TACACS+ and RADIUS servers (tried in the order written) and the method order of login
+    authentication, e.g. ``order: [tacacs, local]``. ``local`` (the ``users:`` of the base) is always a method,
+    so the local users still log in when no server answers. Written at several levels, ``tacacs``, ``radius``
+    and ``order`` merge one by one."""
+
+    tacacs: list[AaaServer] | None = Field(default=None, max_length=8)
+    radius: list[AaaServer] | None = Field(default=None, max_length=8)
+    order: list[AaaMethod] | None = Field(
+        default=None, description="methods in the order tried; must name local; unset: tacacs, radius (those "
+                                  "with servers), then local")
+
+    @field_validator("order")
+    @classmethod
+    def _order(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return value
+        if len(set(value)) != len(value):
+            raise ValueError(f"{value} names a method twice")
+        if "local" not in value:
+            raise ValueError(f"{value} does not name local: the local users would be locked out when no server "
+                             "answers")
+        return value
+
+    @field_validator("tacacs", "radius")
+    @classmethod
+    def _distinct(cls, value: list[AaaServer] | None) -> list[AaaServer] | None:
+        addresses = [str(s.address) for s in value or ()]
+        dup = sorted({a for a in addresses if addresses.count(a) > 1})
+        if dup:
+            raise ValueError(f"server {', '.join(dup)} written twice")
+        return value
+
+
 class Base(Strict):
     """One level of base configuration (defaults, a role, or a switch); unset fields inherit."""
 
     mgmt: MgmtSpec | None = None
     users: dict[Name, UserSpec] | None = None
+    aaa: AaaSpec | None = None
     api: bool | None = Field(default=None, description="enable the platform's API (eAPI, NX-API, NETCONF, NVUE)")
     ntp: list[Address] | None = None
     syslog: list[Address] | None = None

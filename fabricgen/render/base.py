@@ -1,24 +1,32 @@
 """Per-device base configuration: the inventory's ``base:`` section merged for one switch, in platform words.
 
 ``apply`` replaces a device's whole configuration, so what keeps the device reachable and administrable
-(management address and default route, local users, API access, NTP, syslog, SNMP, banner) must be rendered
+(management address and default route, local users, remote login through TACACS+/RADIUS, API access, NTP,
+syslog, SNMP, banner) must be rendered
 with the fabric configuration. The inventory writes it at three levels (see
 :class:`fabricgen.inventory.schema.BaseSection`): ``base.defaults``, ``base.roles.<role>`` and the switch's own
 ``base:``, merged by :func:`fabricgen.topology.base.merged_base` (switch > role > defaults; ``mgmt`` and
 ``users`` key by key, lists replaced whole).
 
 Secrets: a user's secret is a sha512-crypt hash, rendered as written (every platform takes it as already
-hashed), or an ``env:NAME`` reference; an SNMP community is always a reference. A reference is rendered as
+hashed), or an ``env:NAME`` reference; an SNMP community and a TACACS+/RADIUS shared key are always
+references. A reference is rendered as
 the placeholder :func:`placeholder` (``__FABRICGEN_ENV_<NAME>__``), never as its value: rendered files hold no
 secret, and ``apply`` substitutes the environment's values in memory just before loading
 (:mod:`fabricgen.deploy.secrets`).
 
 Management VRF names are the platforms' own: ``MGMT`` (EOS, by convention), ``management`` (NX-OS, built
-in), ``mgmt_junos`` (Junos ``system management-instance``), ``mgmt`` (SONiC and Cumulus/NVUE).
+in), ``mgmt_junos`` (Junos ``system management-instance``), ``mgmt`` (SONiC and Cumulus/NVUE). They are not
+configurable: each is the name the platform's own management plane expects.
+
+AAA: the servers are reached in the management VRF, from the management interface; ``aaa.order`` (default:
+the methods with servers, then ``local``) is the login authentication order, and always ends up naming
+``local`` so the local users log in when no server answers. FRR (a Linux host) renders no base at all.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +51,17 @@ _ROLES = {
 }
 _PRIVILEGE = {"admin": 15, "operator": 1}
 
+# login method → the platform's word in its authentication method list (None: the platform has no word for it;
+# NX-OS falls back to the local users by default after its server groups, `aaa authentication login default
+# fallback error local`)
+_METHODS: dict[str, dict[str, str | None]] = {
+    "eos": {"tacacs": "group tacacs+", "radius": "group radius", "local": "local"},
+    "nxos": {"tacacs": "TACACS", "radius": "RADIUS", "local": None},
+    "junos": {"tacacs": "tacplus", "radius": "radius", "local": "password"},
+    "nvue": {"tacacs": "tacacs", "radius": "radius", "local": "local"},
+    "sonic": {"tacacs": "tacacs+", "radius": "radius", "local": "local"},
+}
+
 
 def placeholder(ref: str) -> str:
     """What a secret reference renders as.
@@ -66,6 +85,17 @@ class UserData:
 
 
 @dataclass(frozen=True, slots=True)
+class AaaServerData:
+    address: str
+    port: int  # the protocol's default when the inventory leaves it unset
+    key: str  # a placeholder
+    priority: int  # 1 = tried first (the order written)
+
+
+TACACS_PORT, RADIUS_PORT = 49, 1812
+
+
+@dataclass(frozen=True, slots=True)
 class BaseData:
     """The merged base configuration of one switch, ready for its platform's template."""
 
@@ -81,6 +111,33 @@ class BaseData:
     snmp_community: str | None  # a placeholder
     snmp_location: str | None
     banner: str | None
+    tacacs: tuple[AaaServerData, ...] = ()
+    radius: tuple[AaaServerData, ...] = ()
+    aaa_order: tuple[str, ...] = ()  # "tacacs" / "radius" / "local", only methods with servers; empty: no AAA
+    login_methods: tuple[str, ...] = ()  # aaa_order in the platform's words ("group tacacs+", "tacplus", …)
+
+    @property
+    def remote_aaa(self) -> bool:
+        """Whether any login goes to a TACACS+ or RADIUS server."""
+        return bool(self.tacacs or self.radius)
+
+
+def aaa_order(order: Sequence[str] | None, tacacs: bool, radius: bool) -> tuple[str, ...]:
+    """The login methods in the order tried: the inventory's ``order`` (methods without servers dropped), or
+    the configured protocols then ``local``; empty when no server is configured.
+
+    >>> aaa_order(None, True, True)
+    ('tacacs', 'radius', 'local')
+    >>> aaa_order(["radius", "local", "tacacs"], True, False)
+    ('local', 'tacacs')
+    >>> aaa_order(["tacacs", "local"], False, False)
+    ()
+    """
+    have = {"tacacs": tacacs, "radius": radius, "local": True}
+    if not (tacacs or radius):
+        return ()
+    wanted = order if order is not None else ["tacacs", "radius", "local"]
+    return tuple(m for m in wanted if have[m])
 
 
 def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
@@ -97,6 +154,13 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
         for user, u in sorted((b.users or {}).items())
     )
     mgmt = b.mgmt
+    aaa = b.aaa
+    tacacs = tuple(AaaServerData(str(s.address), s.port or TACACS_PORT, placeholder(s.key), i)
+                   for i, s in enumerate(aaa.tacacs or (), 1)) if aaa else ()
+    radius = tuple(AaaServerData(str(s.address), s.port or RADIUS_PORT, placeholder(s.key), i)
+                   for i, s in enumerate(aaa.radius or (), 1)) if aaa else ()
+    order = aaa_order(aaa.order if aaa else None, bool(tacacs), bool(radius))
+    words = _METHODS[platform]
     address = str(mgmt.address) if mgmt is not None and mgmt.address is not None else None
     return BaseData(
         vrf=MGMT_VRF[platform],
@@ -111,4 +175,8 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
         snmp_community=placeholder(b.snmp.community) if b.snmp else None,
         snmp_location=b.snmp.location if b.snmp else None,
         banner=b.banner,
+        tacacs=tacacs,
+        radius=radius,
+        aaa_order=order,
+        login_methods=tuple(w for w in (words[m] for m in order) if w is not None),
     )

@@ -20,10 +20,13 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from fabricgen.render.base import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX
 
 SONIC_YANG_DIR = Path(__file__).resolve().parent.parent / "data" / "sonic-yang"
 """The SONiC YANG models fabricgen ships (a snapshot of sonic-buildimage, see SOURCE.txt there)."""
@@ -135,8 +138,12 @@ class SonicYang:
         return out
 
     def validate(self, db: dict[str, Any]) -> None:
-        """Raise ``libyang.LibyangError`` (or ``ValueError`` for an unknown table) when ``db`` is invalid."""
-        text = json.dumps(self.instance(db))
+        """Raise ``libyang.LibyangError`` (or ``ValueError`` for an unknown table) when ``db`` is invalid.
+
+        A secret placeholder (``__FABRICGEN_ENV_<NAME>__``, :mod:`fabricgen.render.base`) stands for a value
+        ``apply`` fills in; it is validated as :data:`PLACEHOLDER_STAND_IN`, a value every secret field of the
+        models takes (an SNMP community is 4-32 characters, a placeholder may be longer)."""
+        text = _PLACEHOLDER.sub(PLACEHOLDER_STAND_IN, json.dumps(self.instance(db)))
         tree = self.ctx.parse_data_mem(text, "json", strict=True, validate_present=True)
         if tree is not None:
             tree.free()
@@ -152,6 +159,13 @@ class SonicYang:
         except (ValueError, self.ly.LibyangError) as exc:
             return [" ".join(str(exc).split())]
         return []
+
+
+_PLACEHOLDER = re.compile(re.escape(PLACEHOLDER_PREFIX) + r"[A-Z_][A-Z0-9_]{0,63}" + re.escape(PLACEHOLDER_SUFFIX))
+PLACEHOLDER_STAND_IN = "fgSecret1"
+"""What a secret placeholder is validated as: letters and a digit, 9 characters (sonic-snmp: a community is 4-32
+characters without blank, quote, ``@``, ``,`` or backslash; sonic-system-tacacs/-radius: a passkey has no blank,
+``#`` or ``,``)."""
 
 
 @functools.cache

@@ -281,6 +281,14 @@ class NvueData:
     watchdog_robustness: int | None
     watchdog_detection_ms: int | None  # what that product gives (the inventory's detection time, rounded up)
     traffic_pools: tuple[TrafficPool, ...]
+    # where the base configuration's services live in this release's object tree (NVUE OpenAPI of each release)
+    ntp_parent: str = "service"  # NTP: service/ntp/<vrf> up to 5.14, system/ntp (with a vrf leaf) from 5.15
+    syslog_parent: str = "service"  # syslog: service/syslog/<vrf> up to 5.12, system/syslog from 5.13
+    snmp_parent: str = "service"  # SNMP: service/snmp-server up to 5.10, system/snmp-server from 5.11
+    snmp_state_key: str = "enable"  # its switch: "enable: on" up to 5.10, "state: enabled" from 5.11
+    snmp_on: str = "on"
+    aaa_legacy: bool = False  # up to 5.11: `enable: on` on tacacs/radius, TACACS+ servers keyed by priority
+    auth_order_new: bool = False  # login order: aaa/authentication-order up to 5.14, aaa/authentication/order after
 
 
 @dataclass(frozen=True, slots=True)
@@ -736,6 +744,13 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
         watchdog_robustness=robustness,
         watchdog_detection_ms=detection,
         traffic_pools=pools,
+        ntp_parent="system" if new else "service",
+        syslog_parent="system" if at_least(sw.release, "5.13") else "service",
+        snmp_parent="system" if at_least(sw.release, "5.11") else "service",
+        snmp_state_key="state" if at_least(sw.release, "5.11") else "enable",
+        snmp_on="enabled" if at_least(sw.release, "5.11") else "on",
+        aaa_legacy=not at_least(sw.release, "5.12"),
+        auth_order_new=new,
     )
 
 

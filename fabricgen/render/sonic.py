@@ -85,18 +85,54 @@ def config_db(d: DeviceData) -> dict[str, Any]:
         }
     if d.base is not None and d.base.mgmt_address is not None:
         _mgmt(d.base, db)
+        _services(d.base, db)
     if d.qos is not None:
         _qos(d, db)
     return {table: rows for table, rows in db.items() if rows}
 
 
 def _mgmt(b: BaseData, db: dict[str, Any]) -> None:
-    """The management port and its address (sonic-mgmt_port / sonic-mgmt_interface YANG). NTP, syslog, SNMP,
-    users and the management VRF are not rendered on SONiC yet: their tables' YANG models are not among the
-    vendored ones, and local users live in the host's /etc/passwd, not config_db."""
+    """The management port, its address and the management VRF (sonic-mgmt_port, sonic-mgmt_interface,
+    sonic-mgmt_vrf YANG: ``MGMT_VRF_CONFIG|vrf_global`` ``mgmtVrfEnabled`` puts eth0 in the VRF ``mgmt``). Local
+    users live in the host's /etc/passwd, not config_db, so they are not rendered on SONiC."""
     db["MGMT_PORT"] = {b.mgmt_interface: {"admin_status": "up", "alias": b.mgmt_interface}}
     row = {"gwaddr": b.mgmt_gateway} if b.mgmt_gateway else {}
     db["MGMT_INTERFACE"] = {f"{b.mgmt_interface}|{b.mgmt_address}": row}
+    db["MGMT_VRF_CONFIG"] = {"vrf_global": {"mgmtVrfEnabled": "true"}}
+
+
+def _services(b: BaseData, db: dict[str, Any]) -> None:
+    """NTP, syslog, SNMP and AAA in the management VRF, as SONiC's YANG models name them: sonic-ntp (``NTP|global``
+    vrf/src_intf, ``NTP_SERVER``), sonic-syslog (``SYSLOG_SERVER`` vrf), sonic-snmp (``SNMP|LOCATION``,
+    ``SNMP_COMMUNITY`` TYPE RO), sonic-system-tacacs (``TACPLUS|global`` passkey/src_intf — the AAA model refuses
+    tacacs+ login without a global passkey, so it is the first server's key — and ``TACPLUS_SERVER`` priority,
+    higher first), sonic-system-radius (``RADIUS_SERVER``), sonic-system-aaa (``AAA|authentication`` login: the
+    methods in order, comma-separated; failthrough: a method that fails passes to the next, so the local users
+    still log in)."""
+    if b.ntp:
+        db["NTP"] = {"global": {"src_intf": b.mgmt_interface, "vrf": b.vrf}}
+        db["NTP_SERVER"] = {s: {"association_type": "server", "iburst": "on"} for s in b.ntp}
+    if b.syslog:
+        db["SYSLOG_SERVER"] = {s: {"vrf": b.vrf} for s in b.syslog}
+    if b.snmp_community:
+        db["SNMP_COMMUNITY"] = {b.snmp_community: {"TYPE": "RO"}}
+        if b.snmp_location:
+            db["SNMP"] = {"LOCATION": {"Location": b.snmp_location}}
+    if b.tacacs:
+        db["TACPLUS"] = {"global": {"auth_type": "pap", "passkey": b.tacacs[0].key, "src_intf": b.mgmt_interface}}
+        db["TACPLUS_SERVER"] = {
+            s.address: {"passkey": s.key, "priority": str(len(b.tacacs) - s.priority + 1), "tcp_port": str(s.port),
+                        "vrf": b.vrf}
+            for s in b.tacacs
+        }
+    if b.radius:
+        db["RADIUS_SERVER"] = {
+            s.address: {"auth_port": str(s.port), "passkey": s.key, "priority": str(len(b.radius) - s.priority + 1),
+                        "src_intf": b.mgmt_interface, "vrf": b.vrf}
+            for s in b.radius
+        }
+    if b.login_methods:
+        db["AAA"] = {"authentication": {"failthrough": "True", "login": ",".join(b.login_methods)}}
 
 
 def _qos(d: DeviceData, db: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """One switch's base configuration: the inventory's three levels of ``base:`` merged (switch > role > defaults).
 
-Fields merge one by one, the most specific level that wrote a field winning; ``mgmt`` (address, gateway) and
-``users`` (by user name) merge key by key; lists (``ntp``, ``syslog``) are replaced whole.
+Fields merge one by one, the most specific level that wrote a field winning; ``mgmt`` (address, gateway),
+``users`` (by user name) and ``aaa`` (``tacacs``, ``radius``, ``order``) merge key by key; lists (``ntp``,
+``syslog``, ``aaa.tacacs``, ``aaa.radius``, ``aaa.order``) are replaced whole.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from fabricgen.topology.model import Fabric
 def _merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
     out = dict(low)
     for key, value in high.items():
-        if key in ("mgmt", "users") and isinstance(out.get(key), dict) and isinstance(value, dict):
+        if key in ("mgmt", "users", "aaa") and isinstance(out.get(key), dict) and isinstance(value, dict):
             out[key] = {**out[key], **value}
         else:
             out[key] = value
