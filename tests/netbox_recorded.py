@@ -58,7 +58,7 @@ def build(inventory: Path = ROOT / "inventories" / "lab") -> dict[str, list[dict
         elif op.endpoint == "dcim/devices/":
             objs[op.key] = brief(op.endpoint, oid, body["name"], name=body["name"], description="")
             fields = {k: None for k in ("fabricgen_id", "fabricgen_unit", "fabricgen_rails", "fabricgen_pod",
-                                        "fabricgen_asn", "fabricgen_loopback", "fabricgen_release")}
+                                        "fabricgen_asn", "fabricgen_loopback", "fabricgen_release", "fabricgen_mgmt")}
             devices.append({
                 **brief(op.endpoint, oid, body["name"]), "name": body["name"],
                 "device_type": ref(body["device_type"]), "role": ref(body["role"]),

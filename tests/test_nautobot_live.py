@@ -20,6 +20,8 @@ from tests.test_netbox_sot import assert_same_fabric
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "inventories" / "lab"
+# the fabric-wide settings files an import copies as they are
+SETTINGS = ("--fabric", str(LAB / "fabric.yaml"), "--fabric", str(LAB / "base.yaml"))
 
 
 @pytest.fixture(scope="session")
@@ -62,11 +64,11 @@ def test_lab_round_trip_through_nautobot(server: Server, tmp_path: Path) -> None
     assert {line.split()[0] for line in again.stdout.splitlines()} == {"exists"}  # idempotent
 
     out = tmp_path / "imported"
-    dry_import = run(server, "import", "nautobot", "--fabric", str(LAB / "fabric.yaml"), "-o", str(out),
+    dry_import = run(server, "import", "nautobot", *SETTINGS, "-o", str(out),
                      "--dry-run")
     assert dry_import.returncode == 0, dry_import.stderr
     assert not out.exists() and f"would write {out / 'devices.yaml'}" in dry_import.stdout
-    imported = run(server, "import", "nautobot", "--fabric", str(LAB / "fabric.yaml"), "-o", str(out))
+    imported = run(server, "import", "nautobot", *SETTINGS, "-o", str(out))
     assert imported.returncode == 0, imported.stderr
     assert_same_fabric(LAB, out, tmp_path)
     print(f"\nnautobot: migrate {server.timings['migrate_s']:.0f} s, export of the lab {push_s:.1f} s")
@@ -84,7 +86,7 @@ def test_import_names_a_bad_custom_field(server: Server, tmp_path: Path) -> None
     leaf = client.list("dcim/devices/", {"name": "leaf3"})[0]
     client._call("PATCH", f"{client.base}dcim/devices/{leaf['id']}/", {"custom_fields": {"fabricgen_unit": 0}})
     try:
-        bad = run(server, "import", "nautobot", "--fabric", str(LAB / "fabric.yaml"), "-o", str(tmp_path / "x"))
+        bad = run(server, "import", "nautobot", *SETTINGS, "-o", str(tmp_path / "x"))
         assert bad.returncode == 3 and "Traceback" not in bad.stderr
         assert bad.stderr.splitlines()[0].startswith(f"nautobot: dcim.device leaf3 (id {leaf['id']}): unit: ")
         assert not (tmp_path / "x").exists()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,6 +25,8 @@ from tests.netbox_recorded import DATA, build, dumps
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "inventories" / "lab"
+# the fabric-wide settings files an import copies as they are
+SETTINGS = ("--fabric", str(LAB / "fabric.yaml"), "--fabric", str(LAB / "base.yaml"))
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
 PAGE = 25  # smaller than the lab's lists: every list takes several pages
 
@@ -99,7 +102,7 @@ def test_recorded_responses_are_what_the_lab_export_creates() -> None:
 
 def test_round_trip_validates_and_renders_byte_identically(netbox: Stub, tmp_path: Path) -> None:
     out = tmp_path / "imported"
-    run = fabricgen("import", "netbox", "--fabric", str(LAB / "fabric.yaml"), "-o", str(out), url=url_of(netbox))
+    run = fabricgen("import", "netbox", *SETTINGS, "-o", str(out), url=url_of(netbox))
     assert run.returncode == 0, run.stderr
     assert TOKEN not in run.stdout + run.stderr
     # every list was read page by page, filtered by the fabric's site
@@ -127,7 +130,7 @@ def assert_same_fabric(original: Path, imported: Path, tmp_path: Path) -> None:
 
 def test_dry_run_writes_nothing_and_shows_the_files(netbox: Stub, tmp_path: Path) -> None:
     out = tmp_path / "imported"
-    run = fabricgen("import", "netbox", "--fabric", str(LAB / "fabric.yaml"), "-o", str(out), "--dry-run",
+    run = fabricgen("import", "netbox", *SETTINGS, "-o", str(out), "--dry-run",
                     url=url_of(netbox))
     assert run.returncode == 0, run.stderr
     assert not out.exists()
@@ -139,7 +142,7 @@ def test_bad_custom_field_names_the_object_and_exits_3(netbox: Stub, tmp_path: P
     leaf = next(d for d in netbox.lists["devices"] if d["name"] == "leaf2")
     leaf["custom_fields"]["fabricgen_unit"] = "one"
     leaf["custom_fields"]["fabricgen_rails"] = "2;3"
-    run = fabricgen("import", "netbox", "--fabric", str(LAB / "fabric.yaml"), "-o", str(tmp_path / "x"),
+    run = fabricgen("import", "netbox", *SETTINGS, "-o", str(tmp_path / "x"),
                     url=url_of(netbox))
     assert run.returncode == 3
     assert "Traceback" not in run.stderr
@@ -153,7 +156,7 @@ def test_bad_custom_field_names_the_object_and_exits_3(netbox: Stub, tmp_path: P
 def test_unsafe_name_is_rejected_by_the_inventory_model(netbox: Stub, tmp_path: Path) -> None:
     spine = next(d for d in netbox.lists["devices"] if d["name"] == "spine1")
     spine["name"] = "spine1;reboot"
-    run = fabricgen("import", "netbox", "--fabric", str(LAB / "fabric.yaml"), "-o", str(tmp_path / "x"),
+    run = fabricgen("import", "netbox", *SETTINGS, "-o", str(tmp_path / "x"),
                     url=url_of(netbox))
     assert run.returncode == 3, run.stdout
     assert any(line.startswith(f"netbox: dcim.device spine1;reboot (id {spine['id']}): name:")
@@ -163,7 +166,7 @@ def test_unsafe_name_is_rejected_by_the_inventory_model(netbox: Stub, tmp_path: 
 
 def test_wrong_token_is_one_line_without_the_token(netbox: Stub, tmp_path: Path) -> None:
     env = {**os.environ, "FABRICGEN_NETBOX_URL": url_of(netbox), "FABRICGEN_NETBOX_TOKEN": "secret-wrong-token"}
-    run = subprocess.run([sys.executable, "-m", "fabricgen", "import", "netbox", "--fabric", str(LAB / "fabric.yaml"),
+    run = subprocess.run([sys.executable, "-m", "fabricgen", "import", "netbox", *SETTINGS,
                           "-o", str(tmp_path)], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert run.returncode == 3
     assert "HTTP 403" in run.stderr and "secret-wrong-token" not in run.stderr + run.stdout
@@ -215,3 +218,48 @@ def test_export_seeds_a_source_of_truth_from_an_intent() -> None:
     assert devices == set(fabric.switches) | set(fabric.nodes)
     cables = [line for line in objects if line.startswith("create dcim.cable ")]
     assert len(cables) == sum(1 for link in fabric.links if link.b is not None) == 384
+
+
+def test_primary_ip4_is_the_management_address_when_the_custom_field_is_empty(netbox: Stub, tmp_path: Path) -> None:
+    leaf = next(d for d in netbox.lists["devices"] if d["name"] == "leaf3")
+    assert leaf["custom_fields"]["fabricgen_mgmt"] == "192.0.2.23/24"
+    leaf["custom_fields"]["fabricgen_mgmt"] = None
+    leaf["primary_ip4"] = {"id": 7, "url": "http://netbox.example.com/api/ipam/ip-addresses/7/",
+                           "display": "192.0.2.99/24", "family": {"value": 4, "label": "IPv4"},
+                           "address": "192.0.2.99/24", "description": ""}
+    spine = next(d for d in netbox.lists["devices"] if d["name"] == "spine2")
+    spine["primary_ip4"] = {**leaf["primary_ip4"], "address": "192.0.2.98/24"}  # the custom field wins
+    out = tmp_path / "imported"
+    run = fabricgen("import", "netbox", *SETTINGS, "-o", str(out), url=url_of(netbox))
+    assert run.returncode == 0, run.stderr
+    switches = {s["name"]: s for s in yaml.safe_load((out / "devices.yaml").read_text())["switches"]}
+    assert switches["leaf3"]["base"] == {"mgmt": {"address": "192.0.2.99/24"}}
+    assert switches["spine2"]["base"] == {"mgmt": {"address": "192.0.2.12/24"}}
+    assert (out / "base.yaml").read_text() == (LAB / "base.yaml").read_text()
+
+
+def test_settings_files_must_name_the_fabric_once(netbox: Stub, tmp_path: Path) -> None:
+    run = fabricgen("import", "netbox", "--fabric", str(LAB / "base.yaml"), "-o", str(tmp_path / "x"),
+                    url=url_of(netbox))
+    assert run.returncode == 3
+    assert run.stderr == f"netbox: {LAB / 'base.yaml'}: no fabric.name among the --fabric files\n"
+    clash = tmp_path / "devices.yaml"
+    clash.write_text("fabric: {name: lab}\n")
+    run = fabricgen("import", "netbox", "--fabric", str(clash), "-o", str(tmp_path / "x"), url=url_of(netbox))
+    assert run.returncode == 3
+    assert run.stderr == f"netbox: {clash}: the output already has a devices.yaml; rename the settings file\n"
+    assert not (tmp_path / "x").exists()
+
+
+def test_export_names_what_a_switch_base_cannot_carry(tmp_path: Path) -> None:
+    inv = tmp_path / "inv"
+    inv.mkdir()
+    for f in ("fabric.yaml", "base.yaml", "cabling.yaml"):
+        (inv / f).write_text((LAB / f).read_text())
+    (inv / "devices.yaml").write_text((LAB / "devices.yaml").read_text().replace(
+        "base: {mgmt: {address: 192.0.2.21/24}}", "base: {mgmt: {address: 192.0.2.21/24, gateway: 192.0.2.254}, "
+        "banner: leaf one}"))
+    run = fabricgen("export", "netbox", str(inv), "--dry-run", url="")
+    assert run.returncode == 3
+    assert run.stderr == ("netbox: switch leaf1: base: banner, mgmt.gateway not carried by the source of truth "
+                          "(only mgmt.address is); set them in the role or defaults of base.yaml\n")

@@ -80,7 +80,8 @@ EXAMPLES: dict[str, list[str]] = {
         "fabricgen export nautobot inventories/lab --dry-run",
     ],
     "import": [
-        "fabricgen import nautobot --fabric inventories/lab/fabric.yaml -o imported --dry-run",
+        "fabricgen import nautobot --fabric inventories/lab/fabric.yaml --fabric inventories/lab/base.yaml"
+        " -o imported --dry-run",
         "fabricgen import netbox --fabric inventories/lab/fabric.yaml --location lab -o imported",
     ],
     "paths": [

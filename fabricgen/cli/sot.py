@@ -88,33 +88,52 @@ def check(devices: dict[str, Any], cabling: dict[str, Any], where: dict[str, str
     return problems
 
 
+def read_settings(kind: str, paths: tuple[str, ...]) -> tuple[dict[str, str], str]:
+    """``({file name: text}, fabric name)`` of the ``--fabric`` files, each a YAML mapping; exactly one names
+    ``fabric.name``. Files keep their names in the output, which may not collide with the imported ones."""
+    from ruamel.yaml.error import YAMLError
+
+    texts: dict[str, str] = {}
+    names: list[str] = []
+    for path in paths:
+        rel = Path(path).name
+        if rel in ("devices.yaml", "cabling.yaml") or rel in texts:
+            fail(kind, f"{path}: the output already has a {rel}; rename the settings file")
+        texts[rel] = Path(path).read_text(encoding="utf-8")
+        try:
+            settings = YAML(typ="safe").load(texts[rel])
+        except YAMLError as exc:
+            fail(kind, f"{path}: {exc}".replace("\n", " "))
+        if settings is not None and not isinstance(settings, dict):
+            fail(kind, f"{path}: not a YAML mapping")
+        section = settings.get("fabric") if isinstance(settings, dict) else None
+        if isinstance(section, dict) and isinstance(section.get("name"), str) and section["name"]:
+            names.append(section["name"])
+    if len(names) != 1:
+        fail(kind, f"{', '.join(paths)}: {'no' if not names else 'more than one'} fabric.name among the --fabric files")
+    return texts, names[0]
+
+
 @click.command("import")
 @click.argument("kind", type=click.Choice(SOURCES))
-@click.option("--fabric", "fabric_file", required=True, type=click.Path(dir_okay=False, exists=True),
-              help="YAML file with the fabric-wide settings (fabric:, and optionally qos:, catalog:), copied as is.")
+@click.option("--fabric", "fabric_files", required=True, multiple=True,
+              type=click.Path(dir_okay=False, exists=True),
+              help="YAML file of fabric-wide settings (fabric:, and optionally qos:, catalog:, base:), copied as is "
+                   "under its own name; repeat it for each file (e.g. fabric.yaml and base.yaml).")
 @click.option("--location", default=None, help="Nautobot location / NetBox site of the fabric (default: fabric.name).")
 @click.option("-o", "--output", "output", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Directory of the explicit inventory written (fabric.yaml, devices.yaml, cabling.yaml).")
 @click.option("--dry-run", is_flag=True, help="Print the files that would be written; write nothing.")
 @FORMAT
 @guarded
-def import_(kind: str, fabric_file: str, location: str | None, output: str, dry_run: bool, fmt: str) -> None:
+def import_(kind: str, fabric_files: tuple[str, ...], location: str | None, output: str, dry_run: bool,
+            fmt: str) -> None:
     """Import a fabric's devices and cables from Nautobot or NetBox as an explicit inventory."""
     from fabricgen.ecosystem import nautobot, netbox
     from fabricgen.ecosystem.rest import RestError
     from fabricgen.ecosystem.sot import SotError, to_inventory
 
-    fabric_text = Path(fabric_file).read_text(encoding="utf-8")
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        settings = YAML(typ="safe").load(fabric_text)
-    except YAMLError as exc:
-        fail(kind, f"{fabric_file}: {exc}".replace("\n", " "))
-    section = settings.get("fabric") if isinstance(settings, dict) else None
-    name = section.get("name") if isinstance(section, dict) else None
-    if not isinstance(name, str) or not name:
-        fail(kind, f"{fabric_file}: no fabric.name")
+    settings_files, name = read_settings(kind, fabric_files)
     try:
         reader = nautobot.read if kind == "nautobot" else netbox.read
         sot, where = reader(client(kind), location or str(name))
@@ -125,7 +144,7 @@ def import_(kind: str, fabric_file: str, location: str | None, output: str, dry_
     if problems:
         fail(kind, *problems)
     header = f"# Imported from {kind} by `fabricgen import {kind}`; location {location or name}.\n"
-    files = {"fabric.yaml": fabric_text, "devices.yaml": header + dump(devices), "cabling.yaml": header + dump(cabling)}
+    files = {**settings_files, "devices.yaml": header + dump(devices), "cabling.yaml": header + dump(cabling)}
     out = Path(output)
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
@@ -139,6 +158,6 @@ def import_(kind: str, fabric_file: str, location: str | None, output: str, dry_
         console = stdout_console()
         for rel, text in files.items():
             console.print(f"{'would write' if dry_run else 'wrote'} {out / rel}", markup=False)
-            if dry_run and rel != "fabric.yaml":
+            if dry_run and rel not in settings_files:
                 console.print(text, markup=False, end="")
     raise SystemExit(EXIT_OK)

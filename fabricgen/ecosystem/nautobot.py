@@ -20,6 +20,7 @@ from fabricgen.ecosystem.sot import (
     Sot,
     SotError,
     length_fields,
+    primary_ip4,
 )
 
 
@@ -163,7 +164,8 @@ def read(client: Client, location: str) -> tuple[Sot, dict[str, str]]:
             continue
         where[name], by_id[str(raw.get("id"))] = at, name
         devices.append(Device(name, role, model, "", _name(raw.get("platform")),
-                              {k: v for k, v in fields.items() if k in DEVICE_FIELDS and v is not None}))
+                              primary_ip4(raw, {k: v for k, v in fields.items()
+                                                if k in DEVICE_FIELDS and v is not None})))
     ifaces: dict[str, tuple[str, str]] = {}
     for raw in client.list("dcim/interfaces/", {"location": location}):
         dev = raw.get("device")

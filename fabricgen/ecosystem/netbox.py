@@ -25,6 +25,7 @@ from fabricgen.ecosystem.sot import (
     Sot,
     SotError,
     length_fields,
+    primary_ip4,
 )
 
 ROLE_COLORS = {"core": "9c27b0", "spine": "2196f3", "leaf": "4caf50", NODE_ROLE: "ff9800"}
@@ -122,7 +123,8 @@ def read(client: Client, site: str) -> tuple[Sot, dict[str, str]]:
         where[name] = at
         devices.append(Device(name, role, model, _name(raw["device_type"].get("manufacturer")) or "",
                               _name(raw.get("platform"), "slug"),
-                              {k: v for k, v in fields.items() if k in DEVICE_FIELDS and v is not None}))
+                              primary_ip4(raw, {k: v for k, v in fields.items()
+                                                if k in DEVICE_FIELDS and v is not None})))
     names = {d.name for d in devices}
     cables: list[Cable] = []
     for raw in client.list("dcim/cables/", {"site": slug(site)}):

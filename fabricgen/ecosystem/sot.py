@@ -12,9 +12,12 @@ GPU node               Role ``gpu-node``                             DeviceRole 
 platform               Platform (name = fabricgen platform)          Platform (slug = fabricgen platform)
 id, unit, rails, pod   Device custom fields ``fabricgen_id``,        the same custom fields
 asn, loopback,         ``fabricgen_unit``, ``fabricgen_rails``
-release                (``"0,1"``), ``fabricgen_pod``,
+release, mgmt address   (``"0,1"``), ``fabricgen_pod``,
                        ``fabricgen_asn``, ``fabricgen_loopback``,
-                       ``fabricgen_release`` (only those declared)
+                       ``fabricgen_release``, ``fabricgen_mgmt``
+                       (only those declared; on import an empty
+                       ``fabricgen_mgmt`` falls back to the
+                       device's primary IPv4 address)
 link a/b               Interface on each device (type by speed) +   Interfaces + Cable ``a_terminations``/
                        Cable ``termination_a``/``termination_b``      ``b_terminations``
 length_m               Cable ``length`` + ``length_unit`` (``m``,     Cable ``length`` + ``length_unit`` ``m``
@@ -25,7 +28,8 @@ cable label            Cable ``label``                               Cable ``lab
 
 ASNs and loopbacks stay derived from ``fabric.asn``/``fabric.addressing`` and the switch ``id`` unless the
 inventory declared them. The fabric-wide settings (``fabric:``, ``qos:``, ``catalog:``) are not device data and
-stay in fabricgen: ``import`` takes them from a YAML file (``--fabric``). Per-node ``nic_qos`` is not carried.
+stay in fabricgen: ``import`` copies them from YAML files (``--fabric``, repeatable: ``fabric.yaml``, ``base.yaml``).
+Of a switch's own ``base:`` only the management address is carried; per-node ``nic_qos`` is not carried.
 
 Everything read from a source of truth is untrusted: :func:`to_inventory` returns plain data that the caller
 validates with the same typed models as a YAML inventory (:class:`fabricgen.inventory.schema.Inventory`), and
@@ -57,6 +61,7 @@ DEVICE_FIELDS: Mapping[str, str] = {
     "fabricgen_asn": "text",  # 32-bit ASNs exceed a signed 32-bit integer field on some releases
     "fabricgen_loopback": "text",
     "fabricgen_release": "text",
+    "fabricgen_mgmt": "text",  # the switch's own base.mgmt.address, e.g. 192.0.2.21/24
 }
 CABLE_FIELDS: Mapping[str, str] = {"fabricgen_speed": "integer"}
 
@@ -162,6 +167,15 @@ def from_fabric(fabric: Fabric, inventory: Inventory) -> Sot:
             fields["fabricgen_loopback"] = str(src.loopback)
         if src is not None and src.release is not None:
             fields["fabricgen_release"] = str(src.release)
+        if src is not None and src.base is not None:
+            own = src.base.model_dump(exclude_none=True, exclude_unset=True)
+            mgmt = own.pop("mgmt", {})
+            if mgmt.get("address") is not None:
+                fields["fabricgen_mgmt"] = str(mgmt.pop("address"))
+            if own or mgmt:
+                extra = sorted([*own, *(f"mgmt.{k}" for k in mgmt)])
+                problems.append(f"switch {sw.name}: base: {', '.join(extra)} not carried by the source of truth "
+                                "(only mgmt.address is); set them in the role or defaults of base.yaml")
         devices.append(Device(sw.name, str(sw.role), sw.model, vendors.get(sw.model, "unknown"), sw.platform, fields))
     for node in fabric.nodes.values():
         if node.nic_qos is not None:
@@ -195,6 +209,15 @@ def _int_field(where: str, key: str, value: Any, problems: list[str]) -> int | N
         problems.append(f"{where}: custom field {key}: {value!r} is not a whole number")
         return None
     return int(value)
+
+
+def primary_ip4(raw: Mapping[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with ``fabricgen_mgmt`` taken from the device's primary IPv4 address when the custom field is
+    empty (NetBox's nested ``primary_ip4`` and Nautobot's at ``depth=1`` both carry ``address``)."""
+    ip = raw.get("primary_ip4")
+    if fields.get("fabricgen_mgmt") in (None, "") and isinstance(ip, dict) and isinstance(ip.get("address"), str):
+        return {**fields, "fabricgen_mgmt": ip["address"]}
+    return fields
 
 
 def to_inventory(sot: Sot, where: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -237,6 +260,8 @@ def to_inventory(sot: Sot, where: Mapping[str, str]) -> tuple[dict[str, Any], di
             value = f.get(f"fabricgen_{key}")
             if value not in (None, ""):
                 sw[key] = str(value)
+        if f.get("fabricgen_mgmt") not in (None, ""):
+            sw["base"] = {"mgmt": {"address": str(f["fabricgen_mgmt"])}}
         switches.append(((_role_rank(dev.role), sw.get("id") or 0, natural(dev.name)), sw))
     links: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     for cable in sot.cables:
