@@ -38,6 +38,7 @@ from pydantic import (
     model_validator,
 )
 
+from fabricgen.inventory.raw import RawPlatform
 from fabricgen.inventory.units import SPEED_PATTERN, parse_breakout, parse_speed
 
 Speed = Annotated[
@@ -579,6 +580,12 @@ class Base(Strict):
     syslog: list[Address] | None = None
     snmp: SnmpSpec | None = None
     banner: BannerText | None = None
+    raw: dict[RawPlatform, str] | None = Field(
+        default=None,
+        description="per platform, configuration fabricgen does not model, inserted verbatim after what it "
+                    "renders; levels concatenate (defaults, then role, then switch); checked by "
+                    "fabricgen.inventory.raw (printable ASCII, at most 64 KiB, no secret, nothing fabricgen owns)",
+    )
 
 
 class BaseSection(Strict):
