@@ -33,6 +33,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StringConstraints,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -570,6 +571,11 @@ class SnmpSpec(Strict):
     location: BannerText | None = None
 
 
+RawText = Annotated[str, StringConstraints(strip_whitespace=False)]
+"""A raw configuration block, kept exactly as written (not stripped: a first line's indentation is part of what
+:func:`fabricgen.inventory.raw.check_raw` judges)."""
+
+
 class Base(Strict):
     """One level of base configuration (defaults, a role, or a switch); unset fields inherit."""
 
@@ -580,7 +586,7 @@ class Base(Strict):
     syslog: list[Address] | None = None
     snmp: SnmpSpec | None = None
     banner: BannerText | None = None
-    raw: dict[RawPlatform, str] | None = Field(
+    raw: dict[RawPlatform, RawText] | None = Field(
         default=None,
         description="per platform, configuration fabricgen does not model, inserted verbatim after what it "
                     "renders; levels concatenate (defaults, then role, then switch); checked by "
