@@ -18,9 +18,9 @@ from fabricgen.checks import run_checks
 from fabricgen.cli import main
 from fabricgen.deploy.normalize import compare, nvue_tree
 from fabricgen.errors import Problem, SourcePos
-from fabricgen.inventory.raw import MAX_RAW_BYTES, check_raw, raw_lines
+from fabricgen.inventory.raw import MAX_RAW_BYTES, check_raw, parse_structured, raw_lines
 from fabricgen.render import render_data
-from fabricgen.render.base import RawData, build_raw
+from fabricgen.render.base import RawData, build_raw, yaml_lines
 from fabricgen.render.check import nvue_oracle, sonic_oracle
 from fabricgen.render.data import DeviceData, build_device
 from fabricgen.topology.base import raw_blocks
@@ -413,3 +413,29 @@ def test_any_text_is_refused_in_one_line_or_inserted_verbatim_in_place(platform:
         assert out == without + "!\n" + inserted
     else:
         assert out == without + inserted
+
+
+_KEYS = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=12)
+_DOCS = st.dictionaries(_KEYS, st.recursive(st.one_of(_KEYS, st.integers(0, 10**6), st.booleans()),
+                                            lambda inner: st.dictionaries(_KEYS, inner, max_size=3), max_leaves=6),
+                        min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_DOCS)
+def test_an_accepted_nvue_mapping_lands_as_exactly_that_document(doc: dict[str, object]) -> None:
+    import json
+
+    from ruamel.yaml import YAML
+
+    text = json.dumps(doc)  # JSON is YAML: any key, quoted
+    issues = check_raw("nvue", text)
+    if issues:
+        assert all("\n" not in i.message for i in issues)
+        return
+    device, without = _device("nvue")
+    raw = RawData(yaml_lines(parse_structured(text)), parse_structured(text))
+    out = render_data(dataclasses.replace(device, raw=raw)).main
+    assert out.startswith(without)
+    docs = YAML(typ="safe", pure=True).load(out)
+    assert len(docs) == 2 and docs[1] == {"set": doc}  # its own document, nothing more, nothing less

@@ -137,7 +137,7 @@ def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _yaml_lines(doc: dict[str, Any]) -> tuple[str, ...]:
+def yaml_lines(doc: dict[str, Any]) -> tuple[str, ...]:
     """``doc`` as block YAML (ruamel.yaml's safe writer, keys sorted), one line per item."""
     from ruamel.yaml import YAML
 
@@ -168,4 +168,4 @@ def build_raw(fabric: Fabric, name: str, platform: str) -> RawData | None:
     doc: dict[str, Any] = {}
     for block in blocks:
         doc = _deep_merge(doc, parse_structured(block))
-    return RawData(_yaml_lines(doc) if platform == "nvue" else (), doc, written)
+    return RawData(yaml_lines(doc) if platform == "nvue" else (), doc, written)
