@@ -126,7 +126,7 @@ class RawData:
 
     lines: tuple[str, ...]
     doc: dict[str, Any] | None = None
-    written: int = 0  # the blocks' non-blank, non-comment lines, as written (what FG-BASE-002 reports)
+    written: int = 0  # the blocks' non-blank, non-comment lines, as written (the count FG-BASE-002 reports)
 
 
 def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +164,8 @@ def build_raw(fabric: Fabric, name: str, platform: str) -> RawData | None:
         return None
     written = written_lines(platform, blocks)
     if platform in TEXT_PLATFORMS:
-        return RawData(tuple(line for block in blocks for line in raw_lines(block)), None, written)
+        lines = tuple(line for block in blocks for line in raw_lines(block))
+        return RawData(lines, None, written) if lines else None
     doc: dict[str, Any] = {}
     for block in blocks:
         doc = _deep_merge(doc, parse_structured(block))
