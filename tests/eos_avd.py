@@ -94,6 +94,10 @@ def structured_config(d: DeviceData) -> dict[str, Any]:
     cfg["router_bgp"] = bgp
     if d.base is not None:
         cfg.update(_base(d))
+    if d.raw is not None:
+        # AVD's `eos_cli`: "Multiline EOS CLI rendered directly on the root level of the final EOS configuration"
+        # (eos_cli_config_gen input variables), the same place fabricgen gives a raw block
+        cfg["eos_cli"] = "\n".join(d.raw.lines)
     return cfg
 
 

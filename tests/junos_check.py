@@ -132,6 +132,14 @@ GRAMMAR: dict[str, str] = {
     "class-of-service interfaces <if:ref> congestion-notification-profile <cnp:ref>":
         CLI + ": congestion-notification-profile",
     "class-of-service interfaces <if:ref> unit <int> classifiers dscp <classifier:ref>": CLI + ": classifiers",
+    # raw-block statements (base.raw.junos)
+    "system time-zone <str>": CLI + ": time-zone",
+    "system name-server <ip>": CLI + ": name-server (System Services)",
+    "system syslog file <str> any <severity>": CLI + ": file (System Logging)",
+    "system syslog file <str> interactive-commands <severity>": CLI + ": file (System Logging)",
+    "firewall family inet filter <str> term <str> from source-address <prefix>": CLI + ": from (Firewall Filter)",
+    "firewall family inet filter <str> term <str> then accept": CLI + ": then (Firewall Filter)",
+    "firewall family inet filter <str> term <str> then discard": CLI + ": then (Firewall Filter)",
 }
 
 SINCE: dict[str, tuple[str, str]] = {
@@ -146,6 +154,7 @@ found that dates them after 17.4; they are taken as present in every release fab
 _ENUMS = {
     "proto": {"bgp", "direct", "static", "local", "aggregate"},
     "poll": {"10", "100", "1000"},
+    "severity": {"any", "emergency", "alert", "critical", "error", "warning", "notice", "info", "none"},
 }
 _IFNAME = re.compile(r"^(?:et|xe|ge)-\d+/\d+/\d+(?::\d+)?$|^lo0$|^re[01]:mgmt-[01]$")
 

@@ -76,6 +76,11 @@ GRAMMAR: Grammar = {
     }),
     r"aaa authentication login default group (TACACS|RADIUS)( (TACACS|RADIUS))?":
         (SECURITY + ", Configuring AAA, Configuring Default Login Authentication Methods", _NONE),
+    # raw-block commands (base.raw.nxos): an IPv4 ACL with sequence-numbered rules (Security Configuration
+    # Guide, "Configuring IP ACLs": `ip access-list name`, then `[seq] {permit|deny} protocol source dest`)
+    rf"ip access-list {N}": (SECURITY + ", Configuring IP ACLs", {
+        rf"\d+ (?:permit|deny) (?:ip|tcp|udp) (?:{PFX}|any) (?:{PFX}|any)(?: eq \d+)?": (SECURITY, _NONE),
+    }),
     r"feature (bgp|lldp)": (ROUTING, _NONE),
     r"ip load-sharing address source-destination port source-destination": (ROUTING + ", ECMP load sharing", _NONE),
     r"interface breakout module 1 port \d+ map \d+g-\dx": (IFACE + ", breakout", _NONE),

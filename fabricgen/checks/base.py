@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fabricgen.checks import Finding, Severity
-from fabricgen.topology.base import merged_base
+from fabricgen.inventory.raw import written_lines
+from fabricgen.topology.base import merged_base, raw_blocks
 from fabricgen.topology.model import Fabric
 
 # the API a session of fabricgen's driver uses, where the base's `api: true` is what enables it
@@ -37,4 +38,28 @@ def management_access(fabric: Fabric) -> Iterator[Finding]:
             )
 
 
-CHECKS = (management_access,)
+def raw_configuration(fabric: Fabric) -> Iterator[Finding]:
+    """FG-BASE-002: a switch whose configuration carries raw lines (``base.raw.<platform>``), so that a reviewer
+    sees in the pull request which devices get configuration fabricgen does not model, and how much."""
+    for name in sorted(fabric.switches):
+        sw = fabric.switches[name]
+        blocks = raw_blocks(fabric, name, sw.platform)
+        if not blocks:
+            continue
+        levels = [label for label, level in (("defaults", fabric.base.defaults),
+                                             (f"role {sw.role.value}", fabric.base.roles.get(sw.role)),
+                                             ("switch", fabric.base_overrides.get(name)))
+                  if level is not None and level.raw is not None and sw.platform in level.raw]
+        n = written_lines(sw.platform, blocks)
+        yield Finding(
+            "FG-BASE-002",
+            Severity.INFO,
+            name,
+            f"the {sw.platform} configuration carries {n} raw line{'s' if n != 1 else ''} "
+            f"(base.raw.{sw.platform} from {', '.join(levels)}), inserted verbatim after what fabricgen renders",
+            "review raw lines like code: fabricgen checks their text, secrets and owned sections, not their effect",
+            sw.src,
+        )
+
+
+CHECKS = (management_access, raw_configuration)

@@ -291,9 +291,23 @@ def nvue_tree(text: str) -> Any:
         merged: dict[str, Any] = {}
         for part in doc:
             if isinstance(part, dict) and isinstance(part.get("set"), dict):
-                merged.update(part["set"])
+                merged = _merge_set(merged, part["set"])
         return merged
     return doc
+
+
+def _merge_set(tree: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """NVUE applies each ``set`` document of a file over the tree the ones before it built, object by object
+    (a second ``- set: {system: {timezone: …}}`` keeps the first's ``system: {hostname: …}``).
+
+    >>> _merge_set({"system": {"hostname": "a"}}, {"system": {"timezone": "UTC"}})
+    {'system': {'hostname': 'a', 'timezone': 'UTC'}}
+    """
+    out = dict(tree)
+    for key, value in patch.items():
+        old = out.get(key)
+        out[key] = _merge_set(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
 
 
 def structured_lines(text: str) -> list[str]:

@@ -33,11 +33,13 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StringConstraints,
     WithJsonSchema,
     field_validator,
     model_validator,
 )
 
+from fabricgen.inventory.raw import RawPlatform
 from fabricgen.inventory.units import SPEED_PATTERN, parse_breakout, parse_speed
 
 Speed = Annotated[
@@ -615,6 +617,11 @@ class AaaSpec(Strict):
         return value
 
 
+RawText = Annotated[str, StringConstraints(strip_whitespace=False)]
+"""A raw configuration block, kept exactly as written (not stripped: a first line's indentation is part of what
+:func:`fabricgen.inventory.raw.check_raw` judges)."""
+
+
 class Base(Strict):
     """One level of base configuration (defaults, a role, or a switch); unset fields inherit."""
 
@@ -626,6 +633,12 @@ class Base(Strict):
     syslog: list[Address] | None = None
     snmp: SnmpSpec | None = None
     banner: BannerText | None = None
+    raw: dict[RawPlatform, RawText] | None = Field(
+        default=None,
+        description="per platform, configuration fabricgen does not model, inserted verbatim after what it "
+                    "renders; levels concatenate (defaults, then role, then switch); checked by "
+                    "fabricgen.inventory.raw (printable ASCII, at most 64 KiB, no secret, nothing fabricgen owns)",
+    )
 
 
 class BaseSection(Strict):

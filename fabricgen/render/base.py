@@ -26,12 +26,14 @@ the methods with servers, then ``local``) is the login authentication order, and
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from fabricgen.inventory.raw import TEXT_PLATFORMS, parse_structured, raw_lines, written_lines
 from fabricgen.inventory.schema import Base
-from fabricgen.topology.base import merged_base
+from fabricgen.topology.base import merged_base, raw_blocks
 
 if TYPE_CHECKING:
     from fabricgen.topology.model import Fabric
@@ -180,3 +182,59 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
         aaa_order=order,
         login_methods=tuple(w for w in (words[m] for m in order) if w is not None),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RawData:
+    """A switch's raw blocks for its platform, merged (defaults, role, switch), ready for its renderer.
+
+    ``lines``: on EOS, NX-OS, Junos and FRR the blocks' lines, verbatim and in order; on NVUE the merged
+    mapping written as YAML (the renderer indents it under a ``- set:`` document of its own). ``doc``: the
+    merged mapping on NVUE and SONiC (config_db tables)."""
+
+    lines: tuple[str, ...]
+    doc: dict[str, Any] | None = None
+    written: int = 0  # the blocks' non-blank, non-comment lines, as written (the count FG-BASE-002 reports)
+
+
+def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
+    out = dict(low)
+    for key, value in high.items():
+        old = out.get(key)
+        out[key] = _deep_merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
+
+
+def yaml_lines(doc: dict[str, Any]) -> tuple[str, ...]:
+    """``doc`` as block YAML (ruamel.yaml's safe writer, keys sorted), one line per item."""
+    from ruamel.yaml import YAML
+
+    def sort(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: sort(node[k]) for k in sorted(node)}
+        if isinstance(node, list):
+            return [sort(x) for x in node]
+        return node
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    out = io.StringIO()
+    yaml.dump(sort(doc), out)
+    return tuple(out.getvalue().rstrip("\n").split("\n"))
+
+
+def build_raw(fabric: Fabric, name: str, platform: str) -> RawData | None:
+    """Switch ``name``'s raw configuration for ``platform`` (None without any block). The blocks were
+    checked when the inventory was resolved (:func:`fabricgen.inventory.raw.raw_problems`)."""
+    blocks = raw_blocks(fabric, name, platform)
+    if not blocks:
+        return None
+    written = written_lines(platform, blocks)
+    if platform in TEXT_PLATFORMS:
+        lines = tuple(line for block in blocks for line in raw_lines(block))
+        return RawData(lines, None, written) if lines else None
+    doc: dict[str, Any] = {}
+    for block in blocks:
+        doc = _deep_merge(doc, parse_structured(block))
+    return RawData(yaml_lines(doc) if platform == "nvue" else (), doc, written)

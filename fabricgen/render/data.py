@@ -20,7 +20,7 @@ from typing import Literal
 from fabricgen.inventory.releases import at_least
 from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
-from fabricgen.render.base import BaseData, build_base
+from fabricgen.render.base import BaseData, RawData, build_base, build_raw
 from fabricgen.render.platforms import platform as get_platform
 from fabricgen.topology.model import Fabric, Port, PortKind, Switch
 from fabricgen.topology.portnames import port_name
@@ -314,6 +314,7 @@ class DeviceData:
     release: str = ""  # NOS release rendered for ("5.14", "202411"); "" where syntax does not vary
     nvue: NvueData | None = None  # NVUE only
     base: BaseData | None = None  # management, users, API, NTP, syslog, SNMP, banner (fabricgen.render.base)
+    raw: RawData | None = None  # the inventory's raw blocks for this platform (fabricgen.inventory.raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -842,4 +843,5 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         release=sw.release,
         nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
         base=build_base(fabric, name, sw.platform),
+        raw=build_raw(fabric, name, sw.platform),
     )

@@ -88,7 +88,18 @@ def config_db(d: DeviceData) -> dict[str, Any]:
         _services(d.base, db)
     if d.qos is not None:
         _qos(d, db)
+    if d.raw is not None and d.raw.doc is not None:
+        _raw(d.raw.doc, db)
     return {table: rows for table, rows in db.items() if rows}
+
+
+def _raw(tables: dict[str, Any], db: dict[str, Any]) -> None:
+    """The inventory's raw config_db tables (base.raw.sonic), merged in: only tables fabricgen does not own
+    reach here (fabricgen.inventory.raw.SONIC_OWNED), and a row fabricgen wrote is never replaced."""
+    for table, rows in tables.items():
+        into = db.setdefault(table, {})
+        for key, row in rows.items():
+            into.setdefault(key, row)
 
 
 def _mgmt(b: BaseData, db: dict[str, Any]) -> None:

@@ -3,6 +3,10 @@
 Fields merge one by one, the most specific level that wrote a field winning; ``mgmt`` (address, gateway),
 ``users`` (by user name) and ``aaa`` (``tacacs``, ``radius``, ``order``) merge key by key; lists (``ntp``,
 ``syslog``, ``aaa.tacacs``, ``aaa.radius``, ``aaa.order``) are replaced whole.
+
+``raw`` blocks do not replace each other: per platform, the defaults' block, then the role's, then the
+switch's are all kept, in that order (:func:`raw_blocks`); a text platform's blocks are concatenated, a
+structured one's (NVUE, SONiC) merged key by key, the later level winning on the same leaf.
 """
 
 from __future__ import annotations
@@ -18,6 +22,11 @@ def _merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
     for key, value in high.items():
         if key in ("mgmt", "users", "aaa") and isinstance(out.get(key), dict) and isinstance(value, dict):
             out[key] = {**out[key], **value}
+        elif key == "raw" and isinstance(out.get(key), dict) and isinstance(value, dict):
+            raw = dict(out[key])
+            for plat, text in value.items():
+                raw[plat] = f"{raw[plat].rstrip(chr(10))}\n{text}" if plat in raw else text
+            out[key] = raw
         else:
             out[key] = value
     return out
@@ -35,3 +44,13 @@ def merged_base(fabric: Fabric, name: str) -> Base:
         if level is not None:
             merged = _merge(merged, level.model_dump(exclude_none=True, exclude_unset=True, mode="json"))
     return Base.model_validate(merged, strict=False)
+
+
+def raw_blocks(fabric: Fabric, name: str, platform: str) -> tuple[str, ...]:
+    """Switch ``name``'s raw blocks for ``platform``, in merge order: defaults, role, switch (unset levels left
+    out). Each was checked on its own by :func:`fabricgen.inventory.raw.check_raw` when the inventory was
+    resolved."""
+    sw = fabric.switches[name]
+    levels = [fabric.base.defaults, fabric.base.roles.get(sw.role), fabric.base_overrides.get(name)]
+    return tuple(level.raw[platform] for level in levels
+                 if level is not None and level.raw is not None and platform in level.raw)

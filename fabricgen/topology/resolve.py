@@ -15,6 +15,7 @@ from ipaddress import IPv4Network
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.catalog import PLATFORMS, merged
 from fabricgen.inventory.load import LoadedInventory
+from fabricgen.inventory.raw import raw_problems
 from fabricgen.inventory.releases import release_problem, resolve_release
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
@@ -200,6 +201,7 @@ class _Resolver:
         builds = self._switches(switches)
         node_specs = self._nodes(nodes)
         fabric_links, nic_ends = self._links(links, builds, node_specs)
+        self.problems.extend(raw_problems(self.loaded))
         if self.problems:
             raise InputError(self.problems)
         final_switches = self._finish_switches(builds)
