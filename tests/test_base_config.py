@@ -534,3 +534,16 @@ def test_aaa_keys_never_rendered_nor_drift(tmp_path: Path, platform: str) -> Non
     assert not compare(platform, intended, shown).drifted
     diff = compare(platform, intended, read_sanitized(running.replace("192.0.2.80", "192.0.2.89")))
     assert diff.drifted and "canar" not in repr(diff).lower()
+
+
+def test_sonic_management_address_without_gateway_is_an_error(tmp_path: Path) -> None:
+    """SONiC's MGMT_INTERFACE model ties ip_prefix and gwaddr (a `must` on each): no gateway, no config_db."""
+    lab = _lab_with(tmp_path, (LAB / "base.yaml").read_text().replace("    mgmt: {gateway: 192.0.2.1}\n", ""))
+    found = {f.subject: (f.severity.value, f.message) for f in run_checks(fabric_as(lab, "sonic"))
+             if f.code == "FG-BASE-003"}
+    assert sorted(found) == ["leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
+    assert found["spine2"] == ("error", "management address 192.0.2.12/24 has no gateway (base.mgmt.gateway); "
+                               "SONiC's MGMT_INTERFACE model requires one, so the switch would reject its "
+                               "config_db.json")
+    assert not [f for f in run_checks(fabric_as(lab, "eos")) if f.code == "FG-BASE-003"]
+    assert not [f for f in run_checks(fabric_as(LAB, "sonic")) if f.code == "FG-BASE-003"]

@@ -62,4 +62,25 @@ def raw_configuration(fabric: Fabric) -> Iterator[Finding]:
         )
 
 
-CHECKS = (management_access, raw_configuration)
+def sonic_gateway(fabric: Fabric) -> Iterator[Finding]:
+    """FG-BASE-003: a SONiC switch with a management address but no gateway. SONiC's own model refuses it:
+    ``sonic-mgmt_interface.yang`` requires ``MGMT_INTERFACE``'s ``ip_prefix`` and ``gwaddr`` to be of one
+    address family (a ``must`` on each leaf), so ``config replace`` would reject the whole config_db."""
+    for name in sorted(fabric.switches):
+        sw = fabric.switches[name]
+        if sw.platform != "sonic":
+            continue
+        mgmt = merged_base(fabric, name).mgmt
+        if mgmt is not None and mgmt.address is not None and mgmt.gateway is None:
+            yield Finding(
+                "FG-BASE-003",
+                Severity.ERROR,
+                name,
+                f"management address {mgmt.address} has no gateway (base.mgmt.gateway); SONiC's "
+                "MGMT_INTERFACE model requires one, so the switch would reject its config_db.json",
+                "set base.mgmt.gateway (defaults, the role, or the switch)",
+                sw.src,
+            )
+
+
+CHECKS = (management_access, raw_configuration, sonic_gateway)
