@@ -275,25 +275,37 @@ def _recheck(fabric: Fabric, device: str, scope: set[str], ready: set[str], driv
 
 
 def check_identity(fabric: Fabric, name: str, facts: dict[str, Any]) -> str:
-    """Why the device answering for ``name`` is not ``name`` ("" when it is): its hostname, and its serial
-    number when the inventory records one.
+    """Why the device answering for ``name`` is not ``name`` ("" when it is).
+
+    With a ``serial:`` in the inventory, the serial number decides: a device that still has its factory hostname
+    (first provisioning) is ``name`` when its serial matches, unless it calls itself another switch of this
+    fabric. Without one, the hostname must be ``name``.
 
     >>> from types import SimpleNamespace as N
-    >>> f = N(switches={"spine1": N(serial="")})
-    >>> check_identity(f, "spine1", {"hostname": "spine2.dc1", "serial_number": "X1"})
+    >>> f = N(switches={"spine1": N(serial=""), "spine2": N(serial="X2")})
+    >>> check_identity(f, "spine1", {"hostname": "spine2.dc1", "serial_number": "X1"}).split(";")[0]
     'the device at this address is spine2.dc1 (hostname), not spine1'
     >>> check_identity(f, "spine1", {"hostname": "Spine1", "serial_number": "X1"})
+    ''
+    >>> check_identity(f, "spine2", {"hostname": "sonic", "serial_number": "x2"})
     ''
     """
     from fabricgen.deploy.verify import normalize_host
 
     host = str(facts.get("hostname") or facts.get("fqdn") or "")
-    if normalize_host(host) != normalize_host(name):
-        return f"the device at this address is {host or '(no hostname)'} (hostname), not {name}"
     want = fabric.switches[name].serial
-    got = str(facts.get("serial_number") or "")
-    if want and got.strip().lower() != want.lower():
-        return f"the device at this address has serial {got or '(none reported)'}, the inventory says {name} has {want}"
+    if want:
+        got = str(facts.get("serial_number") or "")
+        if got.strip().lower() != want.lower():
+            return (f"the device at this address has serial {got or '(none reported)'}, the inventory says {name} "
+                    f"has {want}")
+        other = next((n for n in fabric.switches if n != name and normalize_host(n) == normalize_host(host)), None)
+        if other is not None:
+            return f"the device with {name}'s serial {want} calls itself {other}, another switch of this fabric"
+        return ""
+    if normalize_host(host) != normalize_host(name):
+        return (f"the device at this address is {host or '(no hostname)'} (hostname), not {name}; record its "
+                "serial: in the inventory to configure a device that does not carry its name yet")
     return ""
 
 
