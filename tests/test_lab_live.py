@@ -523,3 +523,39 @@ def test_a_drift_the_reload_repairs_badly_is_rolled_back_not_applied(
                        Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf1"])
         assert report.by_status() == {"applied": ["leaf1"]}, report.as_dict()
     _wait_verified(converged)
+
+
+def test_a_canary_broken_during_a_later_wave_stops_the_rollout(converged: Live, lab: labmod.LabState) -> None:
+    """The canary (spine1) is applied and proven; while wave 2 is pushed its link to a leaf of a later wave goes
+    down. The re-check after wave 2 reports the canary ``broken-later`` and the rollout stops there."""
+    configs = {n: c.replace("log syslog informational", "log syslog warnings")
+               for n, c in intended_configs(converged.fabric).items()}
+    waves: list[list[str]] = []
+    cut: list[str] = []
+
+    def pull_a_cable(i: int, wave: list[str]) -> None:
+        waves.append(wave)
+        if i == 2:
+            later = sorted(n for n in converged.fabric.switches if n.startswith("leaf") and n not in wave)
+            port = next(p.name for p in converged.fabric.switches["spine1"].ports if p.peer_device == later[-1])
+            labmod.switch_exec(lab, "spine1", ["ip", "link", "set", port, "down"])
+            cut.extend([port, later[-1]])
+
+    try:
+        report = apply(converged.fabric, configs, converged.targets, opts(wave_size=1, settle=20.0),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), on_wave=pull_a_cable)
+        o = report.outcomes["spine1"]
+        assert o.status == "broken-later" and report.stopped_after_wave == 2 and not report.ok, report.as_dict()
+        assert o.message.startswith("applied and confirmed in wave 1, but after wave 2: ")
+        assert f"{cut[0]}" in o.message, o.message
+        assert report.outcomes[waves[1][0]].status == "applied"
+        untouched = sorted(n for n in converged.fabric.switches if n not in ("spine1", waves[1][0]))
+        assert sorted(report.by_status()["not-touched"]) == untouched
+        assert "log syslog warnings" not in running(lab, cut[1])  # a later wave's device was never changed
+    finally:
+        if cut:
+            labmod.switch_exec(lab, "spine1", ["ip", "link", "set", cut[0], "up"])
+    restore = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                    Path(os.environ["FABRICGEN_STATE_DIR"]))
+    assert restore.ok, restore.as_dict()
+    _wait_verified(converged)
