@@ -19,8 +19,10 @@ from fabricgen.ecosystem.sot import (
     Device,
     Sot,
     SotError,
+    cable_record,
+    device_record,
     length_fields,
-    primary_ip4,
+    ref_name,
 )
 
 
@@ -137,10 +139,6 @@ def push(client: Client, ops: list[Op]) -> list[str]:
     return done
 
 
-def _name(obj: Any, attr: str = "name") -> str | None:
-    return str(obj[attr]) if isinstance(obj, dict) and obj.get(attr) is not None else None
-
-
 def read(client: Client, location: str) -> tuple[Sot, dict[str, str]]:
     """The fabric stored at ``location``: its devices of fabricgen's roles and the cables between them."""
     roles = {*SWITCH_ROLES, NODE_ROLE}
@@ -149,23 +147,14 @@ def read(client: Client, location: str) -> tuple[Sot, dict[str, str]]:
     where: dict[str, str] = {}
     by_id: dict[str, str] = {}
     for raw in client.list("dcim/devices/", {"location": location, "depth": 1}):
-        role = _name(raw.get("role"))
+        role = ref_name(raw.get("role"))
         if role not in roles:
             continue
-        name = _name(raw)
-        at = f"nautobot: dcim.device {name} (id {raw.get('id')})"
-        model = _name(raw.get("device_type"), "model")
-        if name is None or model is None:
-            problems.append(f"{at}: no name or device type")
-            continue
-        fields = raw.get("custom_fields") or {}
-        if not isinstance(fields, dict):
-            problems.append(f"{at}: custom_fields is not a mapping")
-            continue
-        where[name], by_id[str(raw.get("id"))] = at, name
-        devices.append(Device(name, role, model, "", _name(raw.get("platform")),
-                              primary_ip4(raw, {k: v for k, v in fields.items()
-                                                if k in DEVICE_FIELDS and v is not None})))
+        at = f"nautobot: dcim.device {ref_name(raw)} (id {raw.get('id')})"
+        device = device_record(raw, at, role, "", ref_name(raw.get("platform")), problems)
+        if device is not None:
+            where[device.name], by_id[str(raw.get("id"))] = at, device.name
+            devices.append(device)
     ifaces: dict[str, tuple[str, str]] = {}
     for raw in client.list("dcim/interfaces/", {"location": location}):
         dev = raw.get("device")
@@ -177,20 +166,10 @@ def read(client: Client, location: str) -> tuple[Sot, dict[str, str]]:
         ends = [ifaces.get(str(raw.get(f"termination_{s}_id"))) for s in "ab"]
         if ends[0] is None or ends[1] is None:
             continue  # not between two fabric devices
-        at = f"nautobot: dcim.cable {ends[0][0]}:{ends[0][1]} (id {raw.get('id')})"
-        length, unit = raw.get("length"), raw.get("length_unit")
-        unit = unit.get("value") if isinstance(unit, dict) else unit
-        scale = {"m": 1.0, "cm": 0.01, "km": 1000.0}
-        length_m: float | None = None
-        if length is not None:
-            if unit not in scale or not isinstance(length, int | float):
-                problems.append(f"{at}: length {length!r} {unit!r}: not a length in m, cm or km")
-                continue
-            length_m = round(float(length) * scale[unit], 6)
-        fields = raw.get("custom_fields") or {}
-        cables.append(Cable(ends[0][0], ends[0][1], ends[1][0], ends[1][1], 0, length_m,
-                            str(raw["label"]) if raw.get("label") else None,
-                            {k: v for k, v in fields.items() if k in CABLE_FIELDS and v is not None}))
+        cable = cable_record(raw, f"nautobot: dcim.cable {ends[0][0]}:{ends[0][1]} (id {raw.get('id')})",
+                             ends[0], ends[1], problems)
+        if cable is not None:
+            cables.append(cable)
     if problems:
         raise SotError(problems)
     return Sot(location, tuple(devices), tuple(cables)), where

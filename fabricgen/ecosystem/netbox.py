@@ -24,8 +24,10 @@ from fabricgen.ecosystem.sot import (
     Device,
     Sot,
     SotError,
+    cable_record,
+    device_record,
     length_fields,
-    primary_ip4,
+    ref_name,
 )
 
 ROLE_COLORS = {"core": "9c27b0", "spine": "2196f3", "leaf": "4caf50", NODE_ROLE: "ff9800"}
@@ -84,10 +86,6 @@ def plan(sot: Sot) -> list[Op]:
     return ops
 
 
-def _name(obj: Any, attr: str = "name") -> str | None:
-    return str(obj[attr]) if isinstance(obj, dict) and obj.get(attr) is not None else None
-
-
 def _end(terms: Any) -> tuple[str, str] | None:
     """``(device, interface)`` of a cable end that is exactly one interface, else ``None``."""
     if not isinstance(terms, list) or len(terms) != 1 or not isinstance(terms[0], dict):
@@ -96,7 +94,7 @@ def _end(terms: Any) -> tuple[str, str] | None:
     obj = term.get("object")
     if term.get("object_type") != "dcim.interface" or not isinstance(obj, dict):
         return None
-    dev, port = _name(obj.get("device")), _name(obj)
+    dev, port = ref_name(obj.get("device")), ref_name(obj)
     return (dev, port) if dev is not None and port is not None else None
 
 
@@ -107,43 +105,25 @@ def read(client: Client, site: str) -> tuple[Sot, dict[str, str]]:
     devices: list[Device] = []
     where: dict[str, str] = {}
     for raw in client.list("dcim/devices/", {"site": slug(site)}):
-        role = _name(raw.get("role"), "slug")
+        role = ref_name(raw.get("role"), "slug")
         if role not in roles:
             continue
-        name = _name(raw)
-        at = f"netbox: dcim.device {name} (id {raw.get('id')})"
-        model = _name(raw.get("device_type"), "model")
-        if name is None or model is None:
-            problems.append(f"{at}: no name or device type")
-            continue
-        fields = raw.get("custom_fields") or {}
-        if not isinstance(fields, dict):
-            problems.append(f"{at}: custom_fields is not a mapping")
-            continue
-        where[name] = at
-        devices.append(Device(name, role, model, _name(raw["device_type"].get("manufacturer")) or "",
-                              _name(raw.get("platform"), "slug"),
-                              primary_ip4(raw, {k: v for k, v in fields.items()
-                                                if k in DEVICE_FIELDS and v is not None})))
+        at = f"netbox: dcim.device {ref_name(raw)} (id {raw.get('id')})"
+        dtype = raw.get("device_type")
+        vendor = ref_name(dtype.get("manufacturer")) if isinstance(dtype, dict) else None
+        device = device_record(raw, at, role, vendor or "", ref_name(raw.get("platform"), "slug"), problems)
+        if device is not None:
+            where[device.name] = at
+            devices.append(device)
     names = {d.name for d in devices}
     cables: list[Cable] = []
     for raw in client.list("dcim/cables/", {"site": slug(site)}):
         a, b = _end(raw.get("a_terminations")), _end(raw.get("b_terminations"))
         if a is None or b is None or a[0] not in names or b[0] not in names:
             continue
-        at = f"netbox: dcim.cable {a[0]}:{a[1]} (id {raw.get('id')})"
-        length, unit = raw.get("length"), raw.get("length_unit")
-        unit = unit.get("value") if isinstance(unit, dict) else unit
-        scale = {"m": 1.0, "cm": 0.01, "km": 1000.0}
-        length_m: float | None = None
-        if length is not None:
-            if unit not in scale or isinstance(length, bool) or not isinstance(length, int | float):
-                problems.append(f"{at}: length {length!r} {unit!r}: not a length in m, cm or km")
-                continue
-            length_m = round(float(length) * scale[unit], 6)
-        fields = raw.get("custom_fields") or {}
-        cables.append(Cable(a[0], a[1], b[0], b[1], 0, length_m, str(raw["label"]) if raw.get("label") else None,
-                            {k: v for k, v in fields.items() if k in CABLE_FIELDS and v is not None}))
+        cable = cable_record(raw, f"netbox: dcim.cable {a[0]}:{a[1]} (id {raw.get('id')})", a, b, problems)
+        if cable is not None:
+            cables.append(cable)
     if problems:
         raise SotError(problems)
     return Sot(site, tuple(devices), tuple(cables)), where

@@ -220,6 +220,47 @@ def primary_ip4(raw: Mapping[str, Any], fields: dict[str, Any]) -> dict[str, Any
     return fields
 
 
+def ref_name(obj: Any, attr: str = "name") -> str | None:
+    """``obj[attr]`` of a nested object as text, None when absent."""
+    return str(obj[attr]) if isinstance(obj, dict) and obj.get(attr) is not None else None
+
+
+def device_record(raw: Mapping[str, Any], at: str, role: str, manufacturer: str, platform: str | None,
+                  problems: list[str]) -> Device | None:
+    """The device of one listed record (``at`` names it in messages), or None with a problem added."""
+    name, model = ref_name(raw), ref_name(raw.get("device_type"), "model")
+    if name is None or model is None:
+        problems.append(f"{at}: no name or device type")
+        return None
+    fields = raw.get("custom_fields") or {}
+    if not isinstance(fields, dict):
+        problems.append(f"{at}: custom_fields is not a mapping")
+        return None
+    return Device(name, role, model, manufacturer, platform,
+                  primary_ip4(raw, {k: v for k, v in fields.items() if k in DEVICE_FIELDS and v is not None}))
+
+
+_LENGTH_UNITS = {"m": 1.0, "cm": 0.01, "km": 1000.0}
+
+
+def cable_record(raw: Mapping[str, Any], at: str, a: tuple[str, str], b: tuple[str, str],
+                 problems: list[str]) -> Cable | None:
+    """The cable of one listed record between the interfaces ``a`` and ``b`` (device, port), or None with a
+    problem added (a length that is not in m, cm or km)."""
+    length, unit = raw.get("length"), raw.get("length_unit")
+    unit = unit.get("value") if isinstance(unit, dict) else unit
+    length_m: float | None = None
+    if length is not None:
+        if unit not in _LENGTH_UNITS or isinstance(length, bool) or not isinstance(length, int | float):
+            problems.append(f"{at}: length {length!r} {unit!r}: not a length in m, cm or km")
+            return None
+        length_m = round(float(length) * _LENGTH_UNITS[unit], 6)
+    fields = raw.get("custom_fields") or {}
+    return Cable(a[0], a[1], b[0], b[1], 0, length_m, str(raw["label"]) if raw.get("label") else None,
+                 {k: v for k, v in fields.items() if k in CABLE_FIELDS and v is not None}
+                 if isinstance(fields, dict) else {})
+
+
 def to_inventory(sot: Sot, where: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(devices, cabling)``: the ``switches``/``nodes`` and ``links`` sections of an explicit inventory.
     ``where[device name]`` names the device's record for messages (``nautobot: dcim.device leaf1 (id …)``)."""
