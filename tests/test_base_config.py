@@ -547,3 +547,16 @@ def test_sonic_management_address_without_gateway_is_an_error(tmp_path: Path) ->
                                "config_db.json")
     assert not [f for f in run_checks(fabric_as(lab, "eos")) if f.code == "FG-BASE-003"]
     assert not [f for f in run_checks(fabric_as(LAB, "sonic")) if f.code == "FG-BASE-003"]
+
+
+def test_an_order_naming_a_method_without_servers_is_a_warning(tmp_path: Path) -> None:
+    base = AAA_BASE.replace("      radius:\n        - {address: 192.0.2.80, key: env:FABRICGEN_RADIUS_KEY}\n", "")
+    fabric = _aaa_fabric(tmp_path, "eos", base)
+    found = {f.subject: (f.severity.value, f.message) for f in run_checks(fabric) if f.code == "FG-BASE-004"}
+    assert sorted(found) == ["leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
+    assert found["leaf1"] == ("warning", "aaa.order names radius but no radius server is configured; the login "
+                              "order rendered is tacacs, local")
+    assert found["spine1"][1].endswith("the login order rendered is local")  # the spine role: [radius, local]
+    leaf = build_base(fabric, "leaf1", "eos")
+    assert leaf is not None and leaf.login_methods == ("group tacacs+", "local")  # what the message says
+    assert not [f for f in run_checks(_aaa_fabric(tmp_path / "full", "eos")) if f.code == "FG-BASE-004"]

@@ -83,4 +83,25 @@ def sonic_gateway(fabric: Fabric) -> Iterator[Finding]:
             )
 
 
-CHECKS = (management_access, raw_configuration, sonic_gateway)
+def aaa_methods(fabric: Fabric) -> Iterator[Finding]:
+    """FG-BASE-004: ``aaa.order`` names a method (tacacs, radius) that has no server after the levels merge; the
+    rendered login order leaves it out, so the order a reviewer reads is not the one the switch uses."""
+    for name in sorted(fabric.switches):
+        sw = fabric.switches[name]
+        aaa = merged_base(fabric, name).aaa if sw.platform != "frr" else None
+        if aaa is None or aaa.order is None:
+            continue
+        empty = [m for m in aaa.order if m != "local" and not getattr(aaa, m)]
+        if empty:
+            yield Finding(
+                "FG-BASE-004",
+                Severity.WARNING,
+                name,
+                f"aaa.order names {', '.join(empty)} but no {' or '.join(empty)} server is configured; the login "
+                f"order rendered is {', '.join(m for m in aaa.order if m not in empty)}",
+                "add the servers (aaa.tacacs / aaa.radius) or take the method out of aaa.order",
+                sw.src,
+            )
+
+
+CHECKS = (management_access, raw_configuration, sonic_gateway, aaa_methods)
