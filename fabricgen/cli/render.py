@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -113,21 +114,32 @@ def _report_checks(results: list[Checked], without: set[str]) -> int:
 
 
 class _Writer:
-    """Writes files under a root, creating each directory once and leaving unchanged files untouched."""
+    """Writes files under a root, creating each directory once and leaving unchanged files untouched.
+
+    Plain ``os`` calls on bytes: a 100k-GPU fabric writes some 30,000 files, and ``pathlib``'s text layer
+    (a ``Path`` per file, a text wrapper per read and write) cost more user time than the writing itself."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.made: set[Path] = set()
+        self.root = os.fspath(root)
+        self.made: set[str] = set()
 
     def write(self, relative: str, text: str) -> None:
-        path = self.root / relative
-        parent = path.parent
+        path = os.path.join(self.root, relative)
+        parent = os.path.dirname(path)
         if parent not in self.made:
-            parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)
             self.made.add(parent)
+        data = text.encode("utf-8")
         try:
-            if path.read_text(encoding="utf-8") == text:
-                return
-        except (FileNotFoundError, UnicodeDecodeError, IsADirectoryError):
+            with open(path, "rb") as old:
+                if old.read(len(data) + 1) == data:
+                    return
+        except (FileNotFoundError, IsADirectoryError):
             pass
-        path.write_text(text, encoding="utf-8")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)

@@ -22,6 +22,7 @@ from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
 from fabricgen.render.base import BaseData, build_base
 from fabricgen.render.platforms import platform as get_platform
+from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.model import Fabric, Port, PortKind, Switch
 from fabricgen.topology.portnames import port_name
 
@@ -59,6 +60,7 @@ IP_HEADER_OVERHEAD = 14
 # --------------------------------------------------------------------------- data classes
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BgpNeighbor:
     ip: str
@@ -71,6 +73,7 @@ class BgpNeighbor:
     description: str  # "spine1:Ethernet0"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BgpGroup:
     name: str
@@ -79,6 +82,7 @@ class BgpGroup:
     asns: tuple[int, ...]  # distinct peer ASNs in the group, sorted
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Bgp:
     asn: int
@@ -92,6 +96,7 @@ class Bgp:
     bfd_multiplier: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EcnData:
     """A WRED/ECN marking profile, with the unit conversions the platforms need."""
@@ -108,6 +113,7 @@ class EcnData:
     max_kbytes: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HeadroomData:
     name: str  # SONiC style: "pg_lossless_400000_5m_profile"
@@ -123,6 +129,7 @@ class HeadroomData:
     source: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LaneData:
     name: str
@@ -139,6 +146,7 @@ class LaneData:
     junos_transmit_pct: int  # Junos transmit-rate percent: ETS weight scaled below the strict queues' rate
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class WatchdogData:
     detection_ms: int
@@ -153,6 +161,7 @@ class WatchdogData:
     nxos_restore_multiplier: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class QosProfile:
     """What ports with the same policy share: trust, DSCP map, lanes, PFC set, ETS, ECN, watchdog."""
@@ -172,6 +181,7 @@ class QosProfile:
     watchdog: WatchdogData | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InterfaceQos:
     profile: QosProfile
@@ -181,6 +191,7 @@ class InterfaceQos:
     role: str  # host | fabric
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DscpMap:
     name: str
@@ -189,6 +200,7 @@ class DscpMap:
     non_default: tuple[tuple[int, int], ...]  # (dscp, tc) of the DSCPs not in the default tc 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BufferData:
     pool_bytes: int
@@ -204,6 +216,7 @@ class BufferData:
     egress_multicast_pct: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DeviceQos:
     cnp_tc: int
@@ -220,6 +233,7 @@ class DeviceQos:
     network_control_queue: int  # Junos: a queue no lane uses, for the routing engine's own traffic
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Interface:
     name: str
@@ -244,6 +258,7 @@ class Interface:
     qos: InterfaceQos | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Cage:
     """A front-panel cage in use and how it is split."""
@@ -256,6 +271,7 @@ class Cage:
     junos_index: int  # Junos numbers cages from 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TrafficPool:
     """An NVUE shared-buffer traffic pool and the switch priorities it holds."""
@@ -265,6 +281,7 @@ class TrafficPool:
     priorities: tuple[int, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NvueData:
     """What NVUE needs beyond the common data: the release's words and the NVUE-only RoCE objects."""
@@ -283,6 +300,7 @@ class NvueData:
     traffic_pools: tuple[TrafficPool, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DeviceData:
     name: str
@@ -308,6 +326,7 @@ class DeviceData:
     base: BaseData | None = None  # management, users, API, NTP, syslog, SNMP, banner (fabricgen.render.base)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CableClass:
     """A cable length as SONiC's buffer manager looks it up, for the ports with that real length."""

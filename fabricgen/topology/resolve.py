@@ -19,6 +19,7 @@ from fabricgen.inventory.releases import release_problem, resolve_release
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
+from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.intent import IntentError, check_budget, expand
 from fabricgen.topology.model import (
     DesignTargets,
@@ -92,6 +93,7 @@ def link_breakout(modes: tuple[str, ...], native: int, lanes: int, speed: int) -
     return 1
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _EndInfo:
     device: str
