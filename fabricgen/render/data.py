@@ -339,15 +339,6 @@ class CableClass:
 # --------------------------------------------------------------------------- helpers
 
 
-def _ip(address: str | None) -> str | None:
-    """``"10.0.0.1/31"`` → ``"10.0.0.1"``.
-
-    >>> _ip("10.0.0.1/31"), _ip(None)
-    ('10.0.0.1', None)
-    """
-    return address.split("/", 1)[0] if address else None
-
-
 def _compress(values: Iterable[int]) -> str:
     """Sorted integers as SONiC key ranges: ``[3, 4]`` → ``"3-4"``, ``[3]`` → ``"3"``, ``[1, 3]`` → ``"1,3"``.
 
@@ -467,6 +458,7 @@ class _QosBlocks:
         self._profile_by_id: dict[tuple[object, ...], QosProfile] = {}
         self._headroom_by_id: dict[tuple[int, int, int], tuple[tuple[int, HeadroomData], ...]] = {}
         self._interface_qos: dict[tuple[int, int, int, str], InterfaceQos] = {}
+        self._port_qos: dict[tuple[object, ...], InterfaceQos] = {}  # by the identity of a port's QoS objects
 
     def ecn_data(self, e: EcnProfile) -> EcnData:
         data = self.ecn.get(e)
@@ -536,6 +528,14 @@ class _QosBlocks:
 
     def interface_qos(self, speed: int, cable_m: int, pq: PortQos) -> InterfaceQos:
         """The QoS of a port: one shared object per distinct profile, headroom, cable and role."""
+        fast = (speed, cable_m, pq.role, id(pq.headroom), pq.trust, id(pq.lanes), id(pq.pfc_priorities),
+                id(pq.ecn), id(pq.watchdog), id(pq.dscp_to_tc))
+        data = self._port_qos.get(fast)
+        if data is None:
+            data = self._port_qos[fast] = self._interface_qos_of(speed, cable_m, pq)
+        return data
+
+    def _interface_qos_of(self, speed: int, cable_m: int, pq: PortQos) -> InterfaceQos:
         profile = self.profile(pq)
         headroom = self.port_headroom(speed, cable_m, pq)
         key = (id(profile), id(headroom), cable_m, pq.role)
@@ -612,41 +612,52 @@ def _sonic_lanes(first: int, count: int) -> str:
     return ",".join(str(first + i) for i in range(count))
 
 
-_alias_cached = cache(_alias)
 
 
 # --------------------------------------------------------------------------- builders
 
 
+@cache
+def _lane_fields(cage: int, sub: int, breakout: int, lanes: int) -> tuple[int, str, str]:
+    """Lanes per port, SONiC's lane list and the front-panel alias of a port at ``cage``/``sub``."""
+    lanes_per_port = lanes // breakout
+    first = (cage - 1) * lanes + sub * lanes_per_port
+    return lanes_per_port, _sonic_lanes(first, lanes_per_port), _alias(cage, sub, breakout)
+
+
 def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos: PortQos | None,
                blocks: _QosBlocks | None) -> Interface:
     link = fabric.links[port.link]
-    lanes_per_port = lanes // port.breakout
-    first = (port.cage - 1) * lanes + port.sub * lanes_per_port
+    lanes_per_port, sonic_lanes, alias = _lane_fields(port.cage, port.sub, port.breakout, lanes)
     iq: InterfaceQos | None = None
     if qos is not None and blocks is not None:
         iq = blocks.interface_qos(port.speed, _cable_m(link.length_m), qos)
+    address = port.address
+    ip, prefixlen = (None, None)
+    if address:
+        ip, _, length = address.partition("/")
+        prefixlen = int(length)
     return Interface(
-        name=port.name,
-        description=f"{port.peer_device}:{port.peer_port}",
-        kind=port.kind.value,
-        peer_device=port.peer_device,
-        peer_port=port.peer_port,
-        cage=port.cage,
-        sub=port.sub,
-        breakout=port.breakout,
-        speed=port.speed,
-        speed_mbps=port.speed * 1000,
-        lanes_per_port=lanes_per_port,
-        sonic_lanes=_sonic_lanes(first, lanes_per_port),
-        alias=_alias_cached(port.cage, port.sub, port.breakout),
-        mtu=mtu,
-        address=port.address,
-        ip=_ip(port.address),
-        prefixlen=int(port.address.split("/")[1]) if port.address else None,
-        subnet=link.subnet,
-        ip_mtu=mtu - IP_HEADER_OVERHEAD,
-        qos=iq,
+        port.name,
+        f"{port.peer_device}:{port.peer_port}",
+        port.kind.value,
+        port.peer_device,
+        port.peer_port,
+        port.cage,
+        port.sub,
+        port.breakout,
+        port.speed,
+        port.speed * 1000,
+        lanes_per_port,
+        sonic_lanes,
+        alias,
+        mtu,
+        address,
+        ip,
+        prefixlen,
+        link.subnet,
+        mtu - IP_HEADER_OVERHEAD,
+        iq,
     )
 
 
