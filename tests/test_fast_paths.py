@@ -107,3 +107,73 @@ def test_render_loads_only_the_commands_it_runs(tmp_path: Path) -> None:
     assert "fabricgen.cli.validate" in loaded
     for other in ("fabricgen.cli.apply", "fabricgen.cli.lab", "fabricgen.cli.nccl", "fabricgen.deploy", "napalm"):
         assert f"'{other}" not in loaded, loaded
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_background_work_runs_in_a_child_and_comes_back() -> None:
+    out = _run(
+        "import os\n"
+        "from fabricgen.cli import background\n"
+        "assert background.can_fork()\n"
+        "collect = background.start(lambda: (os.getpid(), {'findings': [1, 2]}))\n"
+        "pid, result = collect()\n"
+        "print(pid != os.getpid(), result)\n"
+        "try:\n"
+        "    background.start(lambda: open('/nonexistent/dir/file', 'w'))()\n"
+        "except OSError as exc:\n"
+        "    print(exc.filename, exc.errno)\n"
+        "def fails():\n"
+        "    if os.getpid() != parent:\n"
+        "        raise RuntimeError('only in the child')\n"
+        "    return 'done here'\n"
+        "parent = os.getpid()\n"
+        "print(background.start(fails)())\n"
+    )
+    assert out.splitlines() == ["True {'findings': [1, 2]}", "/nonexistent/dir/file 2", "done here"]
+
+
+def test_background_without_a_fork_runs_when_collected() -> None:
+    from fabricgen.cli import background
+
+    calls: list[int] = []
+    collect = background.start(lambda: calls.append(1) or len(calls), fork=False)
+    assert calls == []
+    assert collect() == 1 and calls == [1]
+
+
+def _render(inventory: Path, out: Path, threshold: int, *extra: str) -> str:
+    code = ("import sys\nimport fabricgen.cli.render as r\nfrom fabricgen.cli import main\n"
+            f"r.FORK_SWITCHES = {threshold}\n"
+            "try:\n"
+            f"    main(['render', {str(inventory)!r}, '-o', {str(out)!r}, *{list(extra)!r}])\n"
+            "except SystemExit as exc:\n    print('exit', exc.code)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    return (done.stdout + done.stderr).replace(str(out), "OUT")
+
+
+def test_render_reports_the_childs_findings_as_its_own(tmp_path: Path) -> None:
+    broken = Path(__file__).resolve().parent / "data/checks/FG-CAP-005.yaml"  # two error findings
+    forked = _render(broken, tmp_path / "a", 1)
+    assert forked == _render(broken, tmp_path / "b", 10**9)
+    assert "exit 1" in forked and "render: 2 error findings (FG-CAP-002, FG-CAP-005): the files were" in forked
+    allowed = _render(broken, tmp_path / "c", 1, "--allow-findings", "FG-CAP-005")
+    assert "exit 1" in allowed and "render: 1 error finding (FG-CAP-005) allowed by --allow-findings" in allowed
+    assert "render: 1 error finding (FG-CAP-002): the files were" in allowed
+
+
+def test_render_writes_the_same_with_and_without_the_child(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    outputs = {label: _render(root / "inventories/multi-su", tmp_path / label, threshold)
+               for label, threshold in (("forked", 1), ("inline", 10**9))}
+    assert outputs["forked"] == outputs["inline"]
+    assert "exit 0" in outputs["forked"] and "host(s)" in outputs["forked"]
+    files = sorted(p.relative_to(tmp_path / "inline") for p in (tmp_path / "inline").rglob("*") if p.is_file())
+    assert any(str(f).startswith("hosts/") for f in files)
+    assert files == sorted(p.relative_to(tmp_path / "forked") for p in (tmp_path / "forked").rglob("*") if p.is_file())
+    for f in files:
+        assert (tmp_path / "forked" / f).read_bytes() == (tmp_path / "inline" / f).read_bytes(), f
