@@ -2,18 +2,23 @@
 rendered by fabricgen and by pyavd's eos_cli_config_gen, alternating runs.
 
 * fabricgen: ``fabricgen render`` of the intent in a fresh process — load, resolve, QoS, checks, every switch
-  config and host file written to disk — wall time and peak RSS;
+  config and host file written to disk — wall time, CPU time (user + system, with the child it forks for the
+  checks and host files) and peak RSS;
 * pyavd: ``validate_structured_config`` + ``get_device_config`` of every switch, from trimmed per-device
   structured configs (tests/eos_avd.py maps fabricgen's device data to them, built before the clock starts),
   in this process: AVD's fastest use, without its fabric design step or file writing.
 
-Each figure is the median of ``--runs`` runs (default 3), printed with the 1-minute load average and CPU model.
+Each figure is the median of ``--runs`` runs (default 3), printed with the 1-minute load average and CPU model;
+CPU seconds are printed beside wall seconds, as other work on a shared machine stretches the wall times.
 Needs the ``oracles`` extra (pyavd). Run: ``python bench/avd.py [--runs N]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,15 +55,20 @@ intent:
 """
 
 
-def fabricgen_render(inventory: Path, out: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one ``fabricgen render`` in a fresh process."""
-    t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _REPORT_HWM, "render", str(inventory), "-o", str(out)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
-    wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"fabricgen render failed ({done.returncode}): {done.stderr[-500:]}")
-    return wall, int(done.stderr.strip().splitlines()[-1]) / 1024
+def fabricgen_render(inventory: Path, out: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, with the child render forks for its checks and host files)
+    and peak RSS (MB, the main process) of one ``fabricgen render`` in a fresh process."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", _REPORT_HWM, "render", str(inventory), "-o", str(out)],
+                                stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        err.seek(0)
+        text = err.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"fabricgen render failed ({os.waitstatus_to_exitcode(status)}): {text[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, int(text.strip().splitlines()[-1]) / 1024
 
 
 _REPORT_HWM = """\
@@ -73,16 +83,22 @@ finally:
 a child shares with this process (pyavd loaded) before it starts fabricgen."""
 
 
-def pyavd_render(configs: list[dict[str, object]]) -> tuple[float, int]:
-    """Wall seconds of pyavd rendering every structured config, and the lines it produced."""
+def pyavd_render(configs: list[dict[str, object]]) -> tuple[float, float, int]:
+    """Wall and CPU seconds (user + system) of pyavd rendering every structured config, and the lines it
+    produced."""
     import pyavd
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     lines = 0
     for cfg in configs:
         result = pyavd.validate_structured_config(cfg)
         lines += str(pyavd.get_device_config(result.validated_data)).count("\n")
-    return time.perf_counter() - t0, lines
+    return time.perf_counter() - t0, _cpu() - c0, lines
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -109,17 +125,25 @@ def main() -> None:
         print(f"{len(configs)} EOS switches ({fabric.gpus:,} GPUs); {args.runs} alternating runs")
         fg: list[float] = []
         avd: list[float] = []
+        fg_cpu: list[float] = []
+        avd_cpu: list[float] = []
         rss = 0.0
         for run in range(args.runs):
-            wall, rss = fabricgen_render(inv, Path(tmp) / f"out{run}")
+            wall, cpu, peak = fabricgen_render(inv, Path(tmp) / f"out{run}")
+            rss = max(rss, peak)
             fg.append(wall)
-            print(f"  run {run + 1}: fabricgen render {wall:.2f} s (peak RSS {rss:,.0f} MB) — {context()}",
-                  flush=True)
-            wall, lines = pyavd_render(configs)
+            fg_cpu.append(cpu)
+            print(f"  run {run + 1}: fabricgen render {wall:.2f} s, CPU {cpu:.2f} s (peak RSS {peak:,.0f} MB) — "
+                  f"{context()}", flush=True)
+            shutil.rmtree(Path(tmp) / f"out{run}", ignore_errors=True)
+            wall, cpu, lines = pyavd_render(configs)
             avd.append(wall)
-            print(f"  run {run + 1}: pyavd {wall:.2f} s ({lines:,} lines) — {context()}", flush=True)
+            avd_cpu.append(cpu)
+            print(f"  run {run + 1}: pyavd {wall:.2f} s, CPU {cpu:.2f} s ({lines:,} lines) — {context()}", flush=True)
         fg_med, avd_med = statistics.median(fg), statistics.median(avd)
-        print(f"median: fabricgen {fg_med:.2f} s, pyavd {avd_med:.2f} s: fabricgen {avd_med / fg_med:.1f}x faster; "
+        fgc_med, avdc_med = statistics.median(fg_cpu), statistics.median(avd_cpu)
+        print(f"median wall: fabricgen {fg_med:.2f} s, pyavd {avd_med:.2f} s: {avd_med / fg_med:.1f}x faster; "
+              f"median CPU: fabricgen {fgc_med:.2f} s, pyavd {avdc_med:.2f} s: {avdc_med / fgc_med:.1f}x; "
               f"fabricgen peak RSS {rss:,.0f} MB — {context()}")
 
 

@@ -6,15 +6,21 @@
   (400G breakouts of SN5600 cages) and one 800G uplink from every leaf to every spine — the shape of
   the 16 × 512 fabric whose load time the README quotes (a parse benchmark: spine port counts are not
   meant to fit a real SN5600);
+* :func:`explicit_files`: any intent inventory (its ``fabric:`` and ``catalog:`` kept) expanded by fabricgen and
+  written out as an explicit inventory, in one file or split into a directory of files (the loader caps a file
+  at 8 MiB; a directory's lists concatenate), so an intent and its explicit twin can be timed side by side;
 * :func:`short_items_yaml`: a long list of short items, the cheapest bytes for a parser to receive.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fabricgen.inventory.catalog import merged
+from fabricgen.inventory.load import load_inventory
 from fabricgen.inventory.schema import Catalog, Oversubscription, RailOptimized
 from fabricgen.inventory.units import format_speed
-from fabricgen.topology.intent import expand
+from fabricgen.topology.intent import Expansion, expand
 
 NICS = ["enp24s0np0", "enp64s0np0", "enp79s0np0", "enp94s0np0", "enp154s0np0", "enp192s0np0", "enp206s0np0",
         "enp220s0np0"]
@@ -52,6 +58,56 @@ def expanded_yaml(name: str, units: int) -> str:
         speed = _opt("speed", format_speed(lk.speed) if lk.speed else None)
         out.append(f"  - {{a: {lk.a_device}:{lk.a_port}{b}{speed}{_opt('length_m', lk.length_m)}}}\n")
     return "".join(out)
+
+
+def _items(exp: Expansion) -> tuple[list[str], list[str], list[str]]:
+    """The expansion's switches, nodes and links as one flow-style list item (a line) each."""
+    switches = []
+    for s in exp.switches:
+        rails = f", rails: [{', '.join(map(str, s.rails))}]" if s.rails else ""
+        switches.append(
+            f"  - {{name: {s.name}, role: {s.role.value}, model: {s.model}{_opt('id', s.id)}{_opt('unit', s.unit)}"
+            f"{rails}{_opt('pod', s.pod)}}}\n"
+        )
+    nodes = [f"  - {{name: {n.name}, model: {n.model}{_opt('unit', n.unit)}}}\n" for n in exp.nodes]
+    links = []
+    for lk in exp.links:
+        b = f", b: {lk.b_device}:{lk.b_port}" if lk.b_device else ""
+        speed = _opt("speed", format_speed(lk.speed) if lk.speed else None)
+        links.append(f"  - {{a: {lk.a_device}:{lk.a_port}{b}{speed}{_opt('length_m', lk.length_m)}}}\n")
+    return switches, nodes, links
+
+
+def explicit_files(intent_text: str, workdir: Path, max_bytes: int = 6_000_000) -> dict[str, str]:
+    """The explicit twin of the intent inventory ``intent_text``: file name → text, each under ``max_bytes``.
+
+    The first file holds everything before ``intent:`` (``fabric:``, ``catalog:``), the switches and the nodes;
+    the links follow, in as many files as keep each under ``max_bytes``. ``workdir`` holds the intent while it
+    is expanded (with the fabric's own catalog and oversubscription)."""
+    head, sep, _ = intent_text.partition("\nintent:")
+    if not sep:
+        raise ValueError("not an intent inventory: no top-level intent:")
+    probe = workdir / "intent-probe.yaml"
+    probe.write_text(intent_text)
+    loaded = load_inventory(probe)
+    inv = loaded.inventory
+    assert inv.intent is not None
+    exp = expand(inv.intent.rail_optimized, merged(inv.catalog), inv.fabric.oversubscription, None)
+    switches, nodes, links = _items(exp)
+    first = "".join([head.rstrip("\n") + "\n", "switches:\n", *switches, "nodes:\n", *nodes])
+    text = first + "links:\n" + "".join(links)
+    if len(text) <= max_bytes:
+        return {"fabric.yaml": text}
+    files = {"00-devices.yaml": first}
+    chunk, size, part = ["links:\n"], 7, 1
+    for line in links:
+        if size + len(line) > max_bytes:
+            files[f"{part:02d}-links.yaml"] = "".join(chunk)
+            chunk, size, part = ["links:\n"], 7, part + 1
+        chunk.append(line)
+        size += len(line)
+    files[f"{part:02d}-links.yaml"] = "".join(chunk)
+    return files
 
 
 def two_tier_yaml(spines: int = 16, leaves: int = 512, hosts_per_leaf: int = 32) -> str:

@@ -12,16 +12,16 @@ from pathlib import Path
 import click
 import pytest
 
-from fabricgen.cli import app, version_text
+from fabricgen.cli import all_commands, version_text
 from fabricgen.cli.helptext import ENVIRONMENT, EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = "\n".join(p.read_text() for p in (ROOT / "fabricgen").rglob("*.py") if p.name != "helptext.py")
 
 
-@pytest.mark.parametrize("name", sorted(app.commands))
+@pytest.mark.parametrize("name", sorted(all_commands()))
 def test_every_command_has_examples_and_environment(name: str) -> None:
-    command = app.commands[name]
+    command = all_commands()[name]
     help_text = command.get_help(click.Context(command, info_name=name))
     stripped = [line.strip() for line in help_text.splitlines()]
     assert "Examples:" in stripped and "Environment:" in stripped, help_text

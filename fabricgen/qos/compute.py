@@ -15,7 +15,7 @@ from fabricgen.qos.maps import tos_byte
 from fabricgen.qos.model import BufferPlan, FabricQos, Headroom, NcclEnv, NicQos, PortQos, SwitchQos
 from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_policy
 from fabricgen.topology.memo import per_fabric
-from fabricgen.topology.model import Fabric, HostNic, LinkKind, Node, PortKind
+from fabricgen.topology.model import Fabric, HostNic, Link, LinkKind, Node, Port, PortKind
 
 _CABLE_DEFAULT = {
     LinkKind.HOST: "fabric.cable_defaults.host",
@@ -86,71 +86,48 @@ class _Computer:
         sw = self.fabric.switches[name]
         model = self.fabric.catalog.switches[sw.model]
         links = self.fabric.links
-        rows: list[tuple[str, int, PortSettings, hr.HeadroomBytes, float, str, Role, str]] = []
+        rows: list[tuple[Port, PortSettings, hr.HeadroomBytes, Link, Role, tuple[object, ...]]] = []
         total = 0
         pgs = 0
+        settings = self.policy.settings
         for p in sw.ports:
             role: Role = "host" if p.kind is PortKind.HOST else "fabric"
-            st = self.policy.settings(sw.platform, model.asic, role, p.speed)
+            st = settings(sw.platform, model.asic, role, p.speed)
             link = links[p.link]
-            cable = link.length_m
-            cable_src = f"default:{_CABLE_DEFAULT[link.kind]}" if link.length_defaulted else "inventory:links"
             lanes = model.lanes // max(p.breakout, 1)
-            hb = self._headroom_bytes(sw.model, model, p.speed, cable, lanes)
+            hb = self._headroom_bytes(sw.model, model, p.speed, link.length_m, lanes)
             n = len(st.pfc_priorities)
             total += hb.size * n
             pgs += n
-            rows.append((p.name, p.speed, st, hb, cable, cable_src, role, f"{p.peer_device}:{p.peer_port}"))
+            # everything a port's headroom and sources depend on, cheap to hash (st is one object per setting)
+            rows.append((p, st, hb, link, role, (id(st), id(hb), link.length_m, link.length_defaulted, link.kind)))
         pool = model.buffer.total_bytes
         shared = pool - total
         buffer = BufferPlan(pool, total, shared, pgs, f"catalog:{sw.model}")
         ports: dict[str, PortQos] = {}
-        for port_name, speed, st, hb, cable, cable_src, role, peer in rows:
-            th = st.threshold
-            xoff_th = (
-                th.static_bytes
-                if th.mode == "static" and th.static_bytes
-                else hr.dynamic_xoff_threshold(shared, th.dynamic_th)
-            )
-            hkey = (sw.model, hb, cable, cable_src, th, xoff_th, st.pfc_priorities)
-            head = self._headroom.get(hkey)
-            if head is None:
-                xoff_src = f"computed (catalog:{sw.model})" if hb.xoff_source == "computed" else hb.xoff_source
-                one = Headroom(
-                    hb.xoff, hb.xon, hb.size, cable, f"catalog:{sw.model}", cable_src, th.mode, th.dynamic_th, xoff_th,
-                    xoff_src,
-                )
-                head = MappingProxyType(dict.fromkeys(sorted(st.pfc_priorities), one))
-                self._headroom[hkey] = head
-            skey = (id(st), cable_src, role)
-            sources = self._sources.get(skey)
-            if sources is None:
-                sources = MappingProxyType(
-                    {
-                        **st.sources,
-                        "mtu": self.mtu_source,
-                        "headroom": "computed",
-                        "buffer_facts": f"catalog:{sw.model}",
-                        "cable_m": cable_src,
-                        "role": role,
-                    }
-                )
-                self._sources[skey] = sources
-            ports[port_name] = PortQos(
-                device=name,
-                port=port_name,
-                speed=speed,
-                mtu=self.mtu,
-                trust=st.trust,
-                dscp_to_tc=st.dscp_to_tc,
-                lanes=st.lanes,
-                pfc_priorities=st.pfc_priorities,
-                ecn=st.ecn,
-                headroom=head,
-                watchdog=st.watchdog,
-                sources=sources,
-                role=role,
-                peer=peer,
+        mtu = self.mtu
+        per_switch: dict[tuple[object, ...], tuple[Mapping[int, Headroom], Mapping[str, str]]] = {}
+        for p, st, hb, link, role, local_key in rows:
+            got = per_switch.get(local_key)
+            if got is None:
+                got = self._port_headroom(sw.model, st, hb, link, role, shared)
+                per_switch[local_key] = got
+            head, sources = got
+            ports[p.name] = PortQos(
+                name,
+                p.name,
+                p.speed,
+                mtu,
+                st.trust,
+                st.dscp_to_tc,
+                st.lanes,
+                st.pfc_priorities,
+                st.ecn,
+                head,
+                st.watchdog,
+                sources,
+                role,
+                f"{p.peer_device}:{p.peer_port}",
             )
         any_st = self.policy.settings(sw.platform, model.asic, "fabric", model.native_speed)
         return SwitchQos(
@@ -162,6 +139,44 @@ class _Computer:
             roce_tc=any_st.training().tc,
             sources=MappingProxyType({"cnp_tc": any_st.sources["cnp_tc"], "buffer": f"catalog:{sw.model}"}),
         )
+
+    def _port_headroom(self, model_name: str, st: PortSettings, hb: hr.HeadroomBytes, link: Link, role: Role,
+                       shared: int) -> tuple[Mapping[int, Headroom], Mapping[str, str]]:
+        """A port's headroom per lossless priority and the sources of its settings: one shared object per
+        distinct value across the fabric (the renderers share their blocks by identity)."""
+        cable = link.length_m
+        cable_src = f"default:{_CABLE_DEFAULT[link.kind]}" if link.length_defaulted else "inventory:links"
+        th = st.threshold
+        xoff_th = (
+            th.static_bytes
+            if th.mode == "static" and th.static_bytes
+            else hr.dynamic_xoff_threshold(shared, th.dynamic_th)
+        )
+        hkey = (model_name, hb, cable, cable_src, th, xoff_th, st.pfc_priorities)
+        head = self._headroom.get(hkey)
+        if head is None:
+            xoff_src = f"computed (catalog:{model_name})" if hb.xoff_source == "computed" else hb.xoff_source
+            one = Headroom(
+                hb.xoff, hb.xon, hb.size, cable, f"catalog:{model_name}", cable_src, th.mode, th.dynamic_th, xoff_th,
+                xoff_src,
+            )
+            head = MappingProxyType(dict.fromkeys(sorted(st.pfc_priorities), one))
+            self._headroom[hkey] = head
+        skey = (id(st), cable_src, role)
+        sources = self._sources.get(skey)
+        if sources is None:
+            sources = MappingProxyType(
+                {
+                    **st.sources,
+                    "mtu": self.mtu_source,
+                    "headroom": "computed",
+                    "buffer_facts": f"catalog:{model_name}",
+                    "cable_m": cable_src,
+                    "role": role,
+                }
+            )
+            self._sources[skey] = sources
+        return head, sources
 
     # ------------------------------------------------------------------ hosts
 
@@ -176,13 +191,13 @@ class _Computer:
             st = self.policy.settings(sw.platform, asic, "host", port.speed)
         else:
             st = self.policy.settings("", "", "host", nic.speed)
-        training = st.training()
-        cnp = st.cnp()
         over = node.nic_qos
         where = f"override:nodes[{node.name}].nic_qos"
         key = (id(st), id(over))
         base = self._nic_cache.get(key)
         if base is None:
+            training = st.training()
+            cnp = st.cnp()
             sources = {
                 "trust": st.sources["trust"],
                 "pfc_priorities": st.sources["pfc_priorities"],

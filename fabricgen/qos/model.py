@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from fabricgen.topology.frozen import fast_init
+
 if TYPE_CHECKING:
     from fabricgen.qos.policy import ResolvedPolicy
 
@@ -32,6 +34,7 @@ Scheduling = Literal["strict", "ets"]
 Purpose = Literal["training", "cnp", "storage", "default", "other"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Lane:
     """One traffic class ("lane") of the policy, as applied on one port.
@@ -58,6 +61,7 @@ class Lane:
     purpose: Purpose = "other"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EcnProfile:
     """WRED/ECN marking on one egress queue: start marking at ``min_bytes`` of queue depth, mark with
@@ -74,6 +78,7 @@ class EcnProfile:
     source: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Headroom:
     """PFC headroom of one lossless ingress priority group (roce.md §4), in bytes, rounded up to 1 KiB.
@@ -105,6 +110,7 @@ class Headroom:
     xoff_source: str = "computed"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PfcWatchdog:
     """PFC storm watchdog of a lossless queue (SONiC PFC_WD): after ``detection_ms`` of continuous
@@ -115,6 +121,7 @@ class PfcWatchdog:
     action: Literal["drop", "forward"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PortQos:
     """The complete QoS of one switch port.
@@ -153,6 +160,7 @@ class PortQos:
         return None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BufferPlan:
     """Buffer sanity of one switch (SONiC BUFFER_POOL ``ingress_lossless_pool``).
@@ -174,6 +182,7 @@ class BufferPlan:
         return self.lossless_headroom_bytes <= self.pool_bytes
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SwitchQos:
     """QoS of one switch: every cabled port, the buffer plan and the CNP traffic class.
@@ -192,6 +201,7 @@ class SwitchQos:
     sources: Mapping[str, str] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NicQos:
     """QoS of one host backend NIC (what the NIC QoS script applies).
@@ -225,6 +235,7 @@ class NicQos:
     sources: Mapping[str, str] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NcclEnv:
     """NCCL environment of one node: ``variables`` in output order (``NCCL_IB_HCA``, ``NCCL_IB_TC``,

@@ -22,6 +22,7 @@ from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
 from fabricgen.render.base import BaseData, RawData, build_base, build_raw
 from fabricgen.render.platforms import platform as get_platform
+from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.model import Fabric, Port, PortKind, Switch
 from fabricgen.topology.portnames import port_name
 
@@ -59,6 +60,7 @@ IP_HEADER_OVERHEAD = 14
 # --------------------------------------------------------------------------- data classes
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BgpNeighbor:
     ip: str
@@ -71,6 +73,7 @@ class BgpNeighbor:
     description: str  # "spine1:Ethernet0"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BgpGroup:
     name: str
@@ -79,6 +82,7 @@ class BgpGroup:
     asns: tuple[int, ...]  # distinct peer ASNs in the group, sorted
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Bgp:
     asn: int
@@ -92,6 +96,7 @@ class Bgp:
     bfd_multiplier: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EcnData:
     """A WRED/ECN marking profile, with the unit conversions the platforms need."""
@@ -108,6 +113,7 @@ class EcnData:
     max_kbytes: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HeadroomData:
     name: str  # SONiC style: "pg_lossless_400000_5m_profile"
@@ -123,6 +129,7 @@ class HeadroomData:
     source: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LaneData:
     name: str
@@ -139,6 +146,7 @@ class LaneData:
     junos_transmit_pct: int  # Junos transmit-rate percent: ETS weight scaled below the strict queues' rate
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class WatchdogData:
     detection_ms: int
@@ -153,6 +161,7 @@ class WatchdogData:
     nxos_restore_multiplier: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class QosProfile:
     """What ports with the same policy share: trust, DSCP map, lanes, PFC set, ETS, ECN, watchdog."""
@@ -172,6 +181,7 @@ class QosProfile:
     watchdog: WatchdogData | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class InterfaceQos:
     profile: QosProfile
@@ -181,6 +191,7 @@ class InterfaceQos:
     role: str  # host | fabric
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DscpMap:
     name: str
@@ -189,6 +200,7 @@ class DscpMap:
     non_default: tuple[tuple[int, int], ...]  # (dscp, tc) of the DSCPs not in the default tc 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BufferData:
     pool_bytes: int
@@ -204,6 +216,7 @@ class BufferData:
     egress_multicast_pct: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DeviceQos:
     cnp_tc: int
@@ -220,6 +233,7 @@ class DeviceQos:
     network_control_queue: int  # Junos: a queue no lane uses, for the routing engine's own traffic
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Interface:
     name: str
@@ -244,6 +258,7 @@ class Interface:
     qos: InterfaceQos | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Cage:
     """A front-panel cage in use and how it is split."""
@@ -256,6 +271,7 @@ class Cage:
     junos_index: int  # Junos numbers cages from 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TrafficPool:
     """An NVUE shared-buffer traffic pool and the switch priorities it holds."""
@@ -265,6 +281,7 @@ class TrafficPool:
     priorities: tuple[int, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NvueData:
     """What NVUE needs beyond the common data: the release's words and the NVUE-only RoCE objects."""
@@ -291,6 +308,7 @@ class NvueData:
     auth_order_new: bool = False  # login order: aaa/authentication-order up to 5.14, aaa/authentication/order after
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DeviceData:
     name: str
@@ -317,6 +335,7 @@ class DeviceData:
     raw: RawData | None = None  # the inventory's raw blocks for this platform (fabricgen.inventory.raw)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CableClass:
     """A cable length as SONiC's buffer manager looks it up, for the ports with that real length."""
@@ -327,15 +346,6 @@ class CableClass:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _ip(address: str | None) -> str | None:
-    """``"10.0.0.1/31"`` → ``"10.0.0.1"``.
-
-    >>> _ip("10.0.0.1/31"), _ip(None)
-    ('10.0.0.1', None)
-    """
-    return address.split("/", 1)[0] if address else None
 
 
 def _compress(values: Iterable[int]) -> str:
@@ -457,6 +467,7 @@ class _QosBlocks:
         self._profile_by_id: dict[tuple[object, ...], QosProfile] = {}
         self._headroom_by_id: dict[tuple[int, int, int], tuple[tuple[int, HeadroomData], ...]] = {}
         self._interface_qos: dict[tuple[int, int, int, str], InterfaceQos] = {}
+        self._port_qos: dict[tuple[object, ...], InterfaceQos] = {}  # by the identity of a port's QoS objects
 
     def ecn_data(self, e: EcnProfile) -> EcnData:
         data = self.ecn.get(e)
@@ -526,6 +537,14 @@ class _QosBlocks:
 
     def interface_qos(self, speed: int, cable_m: int, pq: PortQos) -> InterfaceQos:
         """The QoS of a port: one shared object per distinct profile, headroom, cable and role."""
+        fast = (speed, cable_m, pq.role, id(pq.headroom), pq.trust, id(pq.lanes), id(pq.pfc_priorities),
+                id(pq.ecn), id(pq.watchdog), id(pq.dscp_to_tc))
+        data = self._port_qos.get(fast)
+        if data is None:
+            data = self._port_qos[fast] = self._interface_qos_of(speed, cable_m, pq)
+        return data
+
+    def _interface_qos_of(self, speed: int, cable_m: int, pq: PortQos) -> InterfaceQos:
         profile = self.profile(pq)
         headroom = self.port_headroom(speed, cable_m, pq)
         key = (id(profile), id(headroom), cable_m, pq.role)
@@ -602,41 +621,52 @@ def _sonic_lanes(first: int, count: int) -> str:
     return ",".join(str(first + i) for i in range(count))
 
 
-_alias_cached = cache(_alias)
 
 
 # --------------------------------------------------------------------------- builders
 
 
+@cache
+def _lane_fields(cage: int, sub: int, breakout: int, lanes: int) -> tuple[int, str, str]:
+    """Lanes per port, SONiC's lane list and the front-panel alias of a port at ``cage``/``sub``."""
+    lanes_per_port = lanes // breakout
+    first = (cage - 1) * lanes + sub * lanes_per_port
+    return lanes_per_port, _sonic_lanes(first, lanes_per_port), _alias(cage, sub, breakout)
+
+
 def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos: PortQos | None,
                blocks: _QosBlocks | None) -> Interface:
     link = fabric.links[port.link]
-    lanes_per_port = lanes // port.breakout
-    first = (port.cage - 1) * lanes + port.sub * lanes_per_port
+    lanes_per_port, sonic_lanes, alias = _lane_fields(port.cage, port.sub, port.breakout, lanes)
     iq: InterfaceQos | None = None
     if qos is not None and blocks is not None:
         iq = blocks.interface_qos(port.speed, _cable_m(link.length_m), qos)
+    address = port.address
+    ip, prefixlen = (None, None)
+    if address:
+        ip, _, length = address.partition("/")
+        prefixlen = int(length)
     return Interface(
-        name=port.name,
-        description=f"{port.peer_device}:{port.peer_port}",
-        kind=port.kind.value,
-        peer_device=port.peer_device,
-        peer_port=port.peer_port,
-        cage=port.cage,
-        sub=port.sub,
-        breakout=port.breakout,
-        speed=port.speed,
-        speed_mbps=port.speed * 1000,
-        lanes_per_port=lanes_per_port,
-        sonic_lanes=_sonic_lanes(first, lanes_per_port),
-        alias=_alias_cached(port.cage, port.sub, port.breakout),
-        mtu=mtu,
-        address=port.address,
-        ip=_ip(port.address),
-        prefixlen=int(port.address.split("/")[1]) if port.address else None,
-        subnet=link.subnet,
-        ip_mtu=mtu - IP_HEADER_OVERHEAD,
-        qos=iq,
+        port.name,
+        f"{port.peer_device}:{port.peer_port}",
+        port.kind.value,
+        port.peer_device,
+        port.peer_port,
+        port.cage,
+        port.sub,
+        port.breakout,
+        port.speed,
+        port.speed * 1000,
+        lanes_per_port,
+        sonic_lanes,
+        alias,
+        mtu,
+        address,
+        ip,
+        prefixlen,
+        link.subnet,
+        mtu - IP_HEADER_OVERHEAD,
+        iq,
     )
 
 

@@ -58,14 +58,34 @@ def p2p_subnet(pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> t
     >>> p2p_subnet(ipaddress.IPv4Network("10.128.0.0/10"), 1, 8)[1]
     '10.128.4.16/31'
     """
+    return p2p_in(int(pool.network_address), _size(pool), pool, lower_id, lane_index)
+
+
+def p2p_in(base: int, size: int, pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> tuple[int, str]:
+    """:func:`p2p_subnet` with the pool's first address (``base``) and size already taken out of it, for
+    callers that allocate many /31s from one pool.
+
+    >>> p2p_in(0x0A800000, 1 << 22, ipaddress.IPv4Network("10.128.0.0/10"), 1, 8)[1]
+    '10.128.4.16/31'
+    """
     offset = 2 * (lower_id * PORT_STRIDE + lane_index)
-    if offset + 2 > _size(pool):
+    if offset + 2 > size:
         raise PoolExhausted(
             f"device id {lower_id} needs addresses up to offset {offset + 1} but pool {pool} "
             f"has {pool.num_addresses}; widen the pool"
         )
-    net = int(pool.network_address) + offset
+    net = base + offset
     return net, f"{int_to_ip(net)}/31"
+
+
+def odd_address(subnet: str) -> str:
+    """The upper address of a /31 written as its (even) network address: only the last octet changes.
+
+    >>> odd_address("10.128.4.16/31")
+    '10.128.4.17/31'
+    """
+    head, _, last = subnet[:-3].rpartition(".")
+    return f"{head}.{int(last) + 1}/31"
 
 
 def asn_for(scheme: AsnScheme, role: Role, ident: int, pod: int | None) -> int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Base, BaseSection, Catalog, FabricSettings, NicQosOverride, QosPolicy, Role
+from fabricgen.topology.frozen import fast_init
 
 if TYPE_CHECKING:
     from fabricgen.inventory.load import SourceMap
@@ -32,6 +33,7 @@ class PortKind(StrEnum):
     UP = "up"  # faces a higher switch tier
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Port:
     device: str
@@ -47,6 +49,7 @@ class Port:
     address: str | None  # "10.1.2.3/31"; None when no /31 could be given (port beyond the model)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Switch:
     name: str
@@ -72,6 +75,7 @@ class Switch:
         return (p for p in self.ports if p.kind is not PortKind.UP)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HostNic:
     node: str
@@ -89,6 +93,7 @@ class HostNic:
     address: str | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Node:
     name: str
@@ -100,12 +105,14 @@ class Node:
     nic_qos: NicQosOverride | None = None  # per-node NIC QoS override from the inventory (explicit nodes only)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class End:
     device: str
     port: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Link:
     """A cable. ``a`` is the lower end (NIC, leaf or spine), ``b`` the upper; ``b`` is None while dangling."""
@@ -122,6 +129,7 @@ class Link:
     src: SourcePos | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DesignTargets:
     leaf_ratio: float
@@ -130,6 +138,7 @@ class DesignTargets:
     one_uplink_down: float | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class IntentSummary:
     """What an intent asked for and what fabricgen chose (shown in the capacity summary)."""

@@ -20,6 +20,7 @@ from fabricgen.inventory.releases import release_problem, resolve_release
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
+from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.intent import IntentError, check_budget, expand
 from fabricgen.topology.model import (
     DesignTargets,
@@ -73,6 +74,7 @@ class _SwitchBuild:
     ports: list[Port] = field(default_factory=list)
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
     release: str = ""
+    breakout_of: dict[int, int] = field(default_factory=dict)  # link speed → ports per cage (link_breakout)
 
 
 @cache
@@ -93,6 +95,7 @@ def link_breakout(modes: tuple[str, ...], native: int, lanes: int, speed: int) -
     return 1
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _EndInfo:
     device: str
@@ -153,6 +156,7 @@ class _Resolver:
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
         self._items: dict[SourcePos, tuple[str, int]] | None = None
         self.release_problems: set[tuple[SourcePos | None, str]] = set()
+        self._backend: dict[str, tuple[frozenset[str], int]] = {}  # server model → its NICs' names, their speed
 
     def at(self, src: SourcePos | None, key: str) -> SourcePos | None:
         """The position of field ``key`` of the explicit switch, node or link written at ``src`` (its item's
@@ -345,7 +349,9 @@ class _Resolver:
         build = builds.get(device)
         if build is not None:
             speed = spec.speed or host_speed or build.native
-            breakout = link_breakout(build.modes, build.native, build.lanes, speed)
+            breakout = build.breakout_of.get(speed, 0)
+            if not breakout:
+                breakout = build.breakout_of[speed] = link_breakout(build.modes, build.native, build.lanes, speed)
             try:
                 pos = parse_port(build.platform, port, breakout, build.lanes)
             except ValueError as exc:
@@ -355,16 +361,20 @@ class _Resolver:
             return _EndInfo(device, port, _RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
         node = nodes.get(device)
         if node is not None:
-            server = self.catalog.servers[node.model]
-            if all(n.ifname != port for n in server.backend):
-                names = ", ".join(n.ifname for n in server.backend)
+            backend = self._backend.get(node.model)
+            if backend is None:
+                server = self.catalog.servers[node.model]
+                backend = frozenset(n.ifname for n in server.backend), self.catalog.nics[server.backend_nic].speed
+                self._backend[node.model] = backend
+            ifnames, speed = backend
+            if port not in ifnames:
+                names = ", ".join(n.ifname for n in self.catalog.servers[node.model].backend)
                 self.problem(
                     self.at(spec.src, which),
                     _link_field(spec, which),
                     f"{device} ({node.model}) has no backend NIC {port!r}; it has {names}",
                 )
                 return None
-            speed = self.catalog.nics[server.backend_nic].speed
             return _EndInfo(device, port, 0, speed, 0, 0, 1, 0)
         if device not in self.unusable:
             self.problem(self.at(spec.src, which), _link_field(spec, which), f"unknown device {device!r}")
@@ -381,9 +391,12 @@ class _Resolver:
             LinkKind.SPINE_CORE: s.cable_defaults.spine_core,
         }
         pool_of = {
-            LinkKind.HOST: ("host_p2p", pools.host_p2p),
-            LinkKind.LEAF_SPINE: ("leaf_spine_p2p", pools.leaf_spine_p2p),
-            LinkKind.SPINE_CORE: ("spine_core_p2p", pools.spine_core_p2p),
+            kind: (name, pool, int(pool.network_address), pool.num_addresses)
+            for kind, name, pool in (
+                (LinkKind.HOST, "host_p2p", pools.host_p2p),
+                (LinkKind.LEAF_SPINE, "leaf_spine_p2p", pools.leaf_spine_p2p),
+                (LinkKind.SPINE_CORE, "spine_core_p2p", pools.spine_core_p2p),
+            )
         }
         used: dict[tuple[str, str], SourcePos | None] = {}
         links: list[Link] = []
@@ -437,7 +450,7 @@ class _Resolver:
         b: _EndInfo | None,
         builds: dict[str, _SwitchBuild],
         lengths: dict[LinkKind, float],
-        pool_of: dict[LinkKind, tuple[str, IPv4Network]],
+        pool_of: dict[LinkKind, tuple[str, IPv4Network, int, int]],
         index: int,
     ) -> Link | None:
         if b is None:
@@ -471,11 +484,10 @@ class _Resolver:
         anchor = hi if kind is LinkKind.HOST else lo
         anchor_build = builds[anchor.device]
         subnet: str | None = None
-        net = 0
-        pool_name, pool = pool_of[kind]
+        pool_name, pool, base, size = pool_of[kind]
         if anchor.cage <= anchor_build.cages and anchor.lane < addressing.PORT_STRIDE:
             try:
-                net, subnet = addressing.p2p_subnet(pool, anchor_build.spec.id or 0, anchor.lane)
+                _, subnet = addressing.p2p_in(base, size, pool, anchor_build.spec.id or 0, anchor.lane)
             except addressing.PoolExhausted as exc:
                 if (pool_name, anchor.device) not in self.exhausted:
                     self.exhausted.add((pool_name, anchor.device))
@@ -490,36 +502,28 @@ class _Resolver:
             kind,
             End(lo.device, lo.port),
             End(hi.device, hi.port),
-            min(lo.speed, hi.speed),
+            lo.speed if lo.speed < hi.speed else hi.speed,
             length,
             spec.length_m is None,
             spec.cable or cable_class(length),
             subnet,
             spec.src,
         )
-        hi_ip = addressing.int_to_ip(net) + "/31" if subnet else None
-        lo_ip = addressing.int_to_ip(net + 1) + "/31" if subnet else None
-        for end, peer, port_kind, ip in (
-            (hi, lo, PortKind.HOST if lo.rank == 0 else PortKind.DOWN, hi_ip),
-            (lo, hi, PortKind.UP, lo_ip),
-        ):
-            build = builds.get(end.device)
-            if build is not None:
-                build.ports.append(
-                    Port(
-                        end.device,
-                        end.port,
-                        end.cage,
-                        end.sub,
-                        end.breakout,
-                        end.speed,
-                        port_kind,
-                        peer.device,
-                        peer.port,
-                        index,
-                        ip,
-                    )
-                )
+        hi_ip = subnet  # the upper end holds the even address: the /31 as written
+        lo_ip = addressing.odd_address(subnet) if subnet else None
+        hi_build = builds.get(hi.device)
+        if hi_build is not None:
+            hi_kind = PortKind.HOST if lo.rank == 0 else PortKind.DOWN
+            hi_build.ports.append(
+                Port(hi.device, hi.port, hi.cage, hi.sub, hi.breakout, hi.speed, hi_kind, lo.device, lo.port, index,
+                     hi_ip)
+            )
+        lo_build = builds.get(lo.device)
+        if lo_build is not None:
+            lo_build.ports.append(
+                Port(lo.device, lo.port, lo.cage, lo.sub, lo.breakout, lo.speed, PortKind.UP, hi.device, hi.port, index,
+                     lo_ip)
+            )
         return link
 
     # ------------------------------------------------------------------ finish
@@ -575,9 +579,7 @@ class _Resolver:
                     if link.b is not None:
                         peer_dev, peer_port = link.b.device, link.b.port
                     if link.subnet is not None:
-                        net = link.subnet.split("/")[0]
-                        last = int(net.rsplit(".", 1)[1]) + 1
-                        address = f"{net.rsplit('.', 1)[0]}.{last}/31"
+                        address = addressing.odd_address(link.subnet)
                 nics.append(
                     HostNic(
                         name,

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Role
+from fabricgen.topology.frozen import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SwitchSpec:
     name: str
@@ -29,6 +31,7 @@ class SwitchSpec:
     serial: str = ""  # chassis serial recorded in the inventory ("" not recorded)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NodeSpec:
     name: str
@@ -37,6 +40,7 @@ class NodeSpec:
     src: SourcePos | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LinkSpec:
     a_device: str

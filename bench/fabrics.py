@@ -1,0 +1,104 @@
+"""Big-fabric figures: `fabricgen validate` and `fabricgen render` of intents and of their explicit twins.
+
+Fabrics (bench/intents.py's DGX H100 on SN5600 intent unless named):
+
+* ``16x512``: bench/avd.py's 16 spines × 512 leaves × 32 host ports eBGP fabric (528 EOS switches), as the
+  intent and written out explicitly (every switch, node and cable listed; bench/explicit.py);
+* ``16k``: 63 units (16,128 GPUs), intent and explicit;
+* ``100k``: 391 units (100,096 GPUs), intent and explicit — the explicit one is a directory of files, as the
+  loader caps a file at 8 MiB (FABRICGEN_MAX_YAML_BYTES).
+
+Each command runs in a fresh process (interpreter start, imports and output included) ``--runs`` times
+(default 3); the line shows the median wall seconds, the median CPU seconds (user + system, of the process
+and any child it forks), the largest peak RSS of one process, and the 1-minute load average and CPU model
+when the runs ended. For a fair wall time on a shared machine, run it under ``nice -n -5`` (as root).
+
+    python bench/fabrics.py                      # everything (about 10 minutes on two cores)
+    python bench/fabrics.py --only 16x512 16k    # chosen fabrics
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from avd import INVENTORY as AVD_INTENT  # noqa: E402 (bench/avd.py)
+from explicit import explicit_files  # noqa: E402
+from intents import intent_yaml  # noqa: E402
+from machine import context  # noqa: E402
+
+FABRICS = {"16x512": AVD_INTENT, "16k": intent_yaml("bench16k", 63), "100k": intent_yaml("bench100k", 391)}
+
+
+def run(args: list[str]) -> tuple[int, float, float, float]:
+    """Exit code, wall seconds, CPU seconds (user + system, children included) and peak RSS (MB) of one
+    ``fabricgen`` command in a fresh process."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "fabricgen", *args], stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            err.seek(0)
+            raise SystemExit(f"fabricgen {' '.join(args)}: exit {code}\n{err.read().decode()[-2000:]}")
+    return code, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def measure(label: str, args: list[str], runs: int, out: Path | None = None) -> float:
+    """Print one figure line (medians of ``runs``); return the median CPU seconds."""
+    walls, cpus, rss = [], [], 0.0
+    for _ in range(runs):
+        if out is not None:
+            shutil.rmtree(out, ignore_errors=True)  # render to an empty directory every time
+        _, wall, cpu, peak = run(args)
+        walls.append(wall)
+        cpus.append(cpu)
+        rss = max(rss, peak)
+    wall_med, cpu_med = statistics.median(walls), statistics.median(cpus)
+    print(f"  {label:34s} wall {wall_med:6.2f} s  CPU {cpu_med:6.2f} s  peak RSS {rss:6,.0f} MB  "
+          f"(runs: {', '.join(f'{w:.2f}' for w in walls)} s) — {context()}", flush=True)
+    if out is not None:
+        shutil.rmtree(out, ignore_errors=True)
+    return cpu_med
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", nargs="*", choices=sorted(FABRICS), default=sorted(FABRICS, key=list(FABRICS).index))
+    parser.add_argument("--no-render", action="store_true", help="validate only")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name in args.only:
+            text = FABRICS[name]
+            intent = root / f"{name}-intent.yaml"
+            intent.write_text(text)
+            files = explicit_files(text, root)
+            explicit = root / f"{name}-explicit"
+            explicit.mkdir()
+            for fname, body in files.items():
+                (explicit / fname).write_text(body)
+            size = sum(len(b) for b in files.values()) / 1e6
+            print(f"{name}: explicit twin {size:.1f} MB in {len(files)} file(s); {args.runs} runs each", flush=True)
+            cpu_i = measure(f"{name} intent validate", ["validate", "--format", "json", str(intent)], args.runs)
+            cpu_e = measure(f"{name} explicit validate", ["validate", "--format", "json", str(explicit)], args.runs)
+            print(f"  {name} explicit / intent validate CPU: {cpu_e / cpu_i:.2f}x", flush=True)
+            if not args.no_render:
+                out = root / "out"
+                measure(f"{name} intent render to disk", ["render", str(intent), "-o", str(out)], args.runs, out)
+                measure(f"{name} explicit render to disk", ["render", str(explicit), "-o", str(out)], args.runs, out)
+
+
+if __name__ == "__main__":
+    main()
