@@ -56,6 +56,8 @@ def fast_init(cls: type[T]) -> type[T]:
         body.append(f"    _set_{f.name}(self, {f.name})")
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
+    # the source is made only of this class's own field names (identifiers in fabricgen's code, checked by the
+    # dataclass machinery), never of inventory data
     source = f"def __init__(self, {', '.join(args)}):\n" + ("\n".join(body) or "    pass") + "\n"
     exec(source, ns)
     init = ns["__init__"]
