@@ -60,9 +60,10 @@ Speed = Annotated[
 _NAME_CHARS = r"A-Za-z0-9._\-"
 
 
-def _identifier(pattern: str, allowed: str, max_length: int, chars: str) -> AfterValidator:
+def _identifier(pattern: str, allowed: str, max_length: int, chars: str, name_bad: bool = True) -> AfterValidator:
     """A check that a string matches ``pattern`` (``allowed`` describes it for the message), made of the
-    character class ``chars``; the message names the first character outside it."""
+    character class ``chars``; the message names the first character outside it, unless ``name_bad`` is false
+    (a field that may hold a secret written in clear by mistake: no part of it is echoed)."""
     full = re.compile(pattern, re.ASCII)
     char = re.compile(f"[{chars}]", re.ASCII)
 
@@ -72,7 +73,7 @@ def _identifier(pattern: str, allowed: str, max_length: int, chars: str) -> Afte
         if len(value) > max_length:
             raise ValueError(f"at most {max_length} characters, got {len(value)}")
         if full.fullmatch(value) is None:
-            bad = next((c for c in value if not char.fullmatch(c)), None)
+            bad = next((c for c in value if not char.fullmatch(c)), None) if name_bad else None
             found = f"; {bad!r} is not allowed" if bad is not None else ""
             raise ValueError(f"{allowed}{found}")
         return value
@@ -508,6 +509,7 @@ EnvRef = Annotated[
         "a secret reference env:NAME, NAME of ASCII upper-case letters, digits and '_' (first not a digit)",
         68,
         r"A-Z0-9_:env",
+        name_bad=False,
     ),
 ]
 """``env:NAME``: a secret read from the environment variable ``NAME`` (``[A-Z_][A-Z0-9_]*``, at most 64
