@@ -468,10 +468,14 @@ def test_nvue_services_and_aaa_pass_the_strict_schema(tmp_path: Path, release: s
         assert aaa["tacacs"] == {"enable": "on", "vrf": "mgmt", "server": {
             "1": {"host": "192.0.2.70", "port": 49, "secret": TACACS_KEY},
             "2": {"host": "192.0.2.71", "port": 4949, "secret": TACACS_KEY}}}
-    else:
+    elif release == "5.18":  # "Configure TACACS priority for server, lower comes first" (NVUE OpenAPI 5.18)
         assert aaa["tacacs"] == {"vrf": "mgmt", "server": {
             "192.0.2.70": {"priority": 1, "port": 49, "secret": TACACS_KEY},
             "192.0.2.71": {"priority": 2, "port": 4949, "secret": TACACS_KEY}}}
+    else:  # "Configure tacacs priority for server, higher comes first" (5.12–5.17): the first written is highest
+        assert aaa["tacacs"] == {"vrf": "mgmt", "server": {
+            "192.0.2.70": {"priority": 2, "port": 49, "secret": TACACS_KEY},
+            "192.0.2.71": {"priority": 1, "port": 4949, "secret": TACACS_KEY}}}
     if release in ("5.9", "5.11"):
         assert s["service"]["syslog"] == {"mgmt": {"server": {"192.0.2.60": {}}}}
     else:
@@ -491,6 +495,36 @@ def test_nvue_services_and_aaa_pass_the_strict_schema(tmp_path: Path, release: s
     oracle = nvue_oracle(release)
     assert oracle is not None
     assert oracle.problems(text) == []
+
+
+def test_nvue_tacacs_server_tried_first_is_the_first_written_by_each_release_own_words(tmp_path: Path) -> None:
+    """The direction of NVUE's TACACS+ server priority is read from each installed release's OpenAPI model
+    ("Configure tacacs priority for server, higher comes first" in 5.12–5.17, "lower comes first" from 5.18),
+    not from fabricgen: the server written first must be the one that release tries first."""
+    import importlib
+    import inspect
+    import re
+
+    from ruamel.yaml import YAML
+
+    from fabricgen.inventory.releases import at_least
+    from fabricgen.render.check import nvue_releases
+
+    releases = [r for r in nvue_releases() if at_least(r, "5.12")]
+    if not releases:
+        pytest.skip("nvueschema not installed (pip install -e '.[oracles]')")
+    seen = set()
+    for release in releases:
+        source = inspect.getsource(importlib.import_module(f"nvueschema.models.v{release.replace('.', '_')}"))
+        words = re.search(r"Configure tacacs priority for server, (higher|lower) comes first", source, re.I)
+        assert words is not None, release
+        seen.add(words.group(1))
+        (doc,) = YAML(typ="safe").load(_aaa_main(tmp_path / release, "nvue", release=release))
+        servers = doc["set"]["system"]["aaa"]["tacacs"]["server"]
+        pick = max if words.group(1) == "higher" else min
+        first = pick(servers, key=lambda address: servers[address]["priority"])
+        assert first == "192.0.2.70", (release, servers)  # the inventory writes 192.0.2.70 first
+    assert seen == {"higher", "lower"}  # both directions exist among the releases fabricgen renders
 
 
 def test_plain_text_key_refused_with_position(tmp_path: Path) -> None:

@@ -306,6 +306,7 @@ class NvueData:
     snmp_on: str = "on"
     aaa_legacy: bool = False  # up to 5.11: `enable: on` on tacacs/radius, TACACS+ servers keyed by priority
     auth_order_new: bool = False  # login order: aaa/authentication-order up to 5.14, aaa/authentication/order after
+    tacacs_high_first: bool = False  # TACACS+ server priority: "higher comes first" 5.12–5.17, "lower" from 5.18
 
 
 @fast_init
@@ -782,6 +783,7 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
         snmp_on="enabled" if at_least(sw.release, "5.11") else "on",
         aaa_legacy=not at_least(sw.release, "5.12"),
         auth_order_new=new,
+        tacacs_high_first=at_least(sw.release, "5.12") and not at_least(sw.release, "5.18"),
     )
 
 
