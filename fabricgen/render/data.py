@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from fabricgen.inventory.releases import at_least
+from fabricgen.inventory.releases import NVUE_RADIUS_ACCOUNTING, NVUE_TACACS_COMMAND_AUTHORIZATION, at_least
 from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
 from fabricgen.render.base import BaseData, RawData, build_base, build_raw
@@ -306,6 +306,8 @@ class NvueData:
     snmp_on: str = "on"
     aaa_legacy: bool = False  # up to 5.11: `enable: on` on tacacs/radius, TACACS+ servers keyed by priority
     auth_order_new: bool = False  # login order: aaa/authentication-order up to 5.14, aaa/authentication/order after
+    tacacs_command_authz: bool = False  # from 5.17: tacacs/authorization/<level>/all-commands (server-side)
+    radius_accounting: bool = False  # from 5.11: radius/accounting/state
 
 
 @fast_init
@@ -782,6 +784,8 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
         snmp_on="enabled" if at_least(sw.release, "5.11") else "on",
         aaa_legacy=not at_least(sw.release, "5.12"),
         auth_order_new=new,
+        tacacs_command_authz=at_least(sw.release, NVUE_TACACS_COMMAND_AUTHORIZATION),
+        radius_accounting=at_least(sw.release, NVUE_RADIUS_ACCOUNTING),
     )
 
 
