@@ -61,6 +61,14 @@ GRAMMAR: dict[str, str] = {
         "Junos User Access and Authentication Guide, RADIUS Authentication: Configure RADIUS to Use the "
         "Management Instance",
     "system authentication-order <authorder>": CLI + ": authentication-order (tacplus, radius, password)",
+    "system accounting events <acctevents>":
+        CLI + ": events (System Accounting) (login, change-log, interactive-commands)",
+    "system accounting destination tacplus":
+        CLI + ": destination (System Accounting); Junos User Access and Authentication Guide, Configuring TACACS+ "
+        "System Accounting (no server under the destination: the servers of system tacplus-server)",
+    "system accounting destination radius":
+        CLI + ": destination (System Accounting); Junos User Access and Authentication Guide, Configuring RADIUS "
+        "System Accounting (no server under the destination: the servers of system radius-server)",
     "interfaces <if:def> number-of-sub-ports <int>": CLI + ": number-of-sub-ports",
     "interfaces <if:def> speed <speed>": CLI + ": speed (Ethernet)",
     "interfaces <if:def> description <str>": CLI + ": description (Interfaces)",
@@ -206,6 +214,10 @@ def _slot_ok(kind: str, value: str) -> bool:
         items = value[1:-1].split()
         return (value.startswith("[") and bool(items) and len(set(items)) == len(items)
                 and set(items) <= {"tacplus", "radius", "password"})
+    if kind == "acctevents":
+        items = value[1:-1].split()
+        return (value.startswith("[") and bool(items) and len(set(items)) == len(items)
+                and set(items) <= {"login", "change-log", "interactive-commands"})
     if kind == "pctlist":
         items = value[1:-1].split()
         return value.startswith("[") and bool(items) and all(pct(x) for x in items)

@@ -76,6 +76,15 @@ GRAMMAR: Grammar = {
     }),
     r"aaa authentication login default group (TACACS|RADIUS)( (TACACS|RADIUS))?":
         (SECURITY + ", Configuring AAA, Configuring Default Login Authentication Methods", _NONE),
+    # command authorization: "Configuring TACACS+", "Configuring TACACS+ Command Authorization" (`aaa
+    # authorization {commands | config-commands} default group <group-list> [local]`, TACACS+ groups only; the
+    # same forms in cisco/cisco-network-node-utils cmd_ref/aaa_authorization_service.yaml); accounting:
+    # "Configuring AAA", "Configuring AAA Accounting Default Methods" (`aaa accounting default group <group-list>`,
+    # RADIUS or TACACS+ server groups)
+    r"aaa authorization (commands|config-commands) default group TACACS local":
+        (SECURITY + ", Configuring TACACS+, Configuring TACACS+ Command Authorization", _NONE),
+    r"aaa accounting default group (TACACS|RADIUS)( (TACACS|RADIUS))?":
+        (SECURITY + ", Configuring AAA, Configuring AAA Accounting Default Methods", _NONE),
     # raw-block commands (base.raw.nxos): an IPv4 ACL with sequence-numbered rules (Security Configuration
     # Guide, "Configuring IP ACLs": `ip access-list name`, then `[seq] {permit|deny} protocol source dest`)
     rf"ip access-list {N}": (SECURITY + ", Configuring IP ACLs", {

@@ -595,3 +595,262 @@ def test_an_order_naming_a_method_without_servers_is_a_warning(tmp_path: Path) -
     leaf = build_base(fabric, "leaf1", "eos")
     assert leaf is not None and leaf.login_methods == ("group tacacs+", "local")  # what the message says
     assert not [f for f in run_checks(_aaa_fabric(tmp_path / "full", "eos")) if f.code == "FG-BASE-004"]
+
+
+# --------------------------------------------------------------------------- command authorization and accounting
+
+AUTHZ_BASE = AAA_BASE.replace(
+    "      order: [tacacs, radius, local]\n",
+    "      order: [tacacs, radius, local]\n"
+    "      authorization: {commands: [tacacs, local]}\n"
+    "      accounting: [tacacs, radius]\n",
+).replace("      aaa: {order: [radius, local]}\n", "      aaa: {accounting: [radius]}\n")
+"""Defaults: authorization through TACACS+ and accounting to both; the spine role accounts to RADIUS only."""
+
+
+def _authz_main(tmp_path: Path, platform: str, name: str = "leaf1", release: str | None = None,
+                base: str = AUTHZ_BASE) -> str:
+    from fabricgen.render import render_device
+
+    return render_device(_aaa_fabric(tmp_path, platform, base, release=release), name).main
+
+
+def test_authorization_and_accounting_merge_level_by_level(tmp_path: Path) -> None:
+    lab = _lab_with(tmp_path, AUTHZ_BASE)
+    files = [p for p in lab.glob("*.yaml") if "name: spine2," in p.read_text()]
+    assert len(files) == 1
+    files[0].write_text(files[0].read_text().replace(
+        "base: {mgmt: {address: 192.0.2.12/24}}",
+        "base: {mgmt: {address: 192.0.2.12/24}, aaa: {authorization: {commands: [local]}}}"))
+    fabric = resolve(retarget(load_inventory(lab), "eos"))
+    leaf, spine1, spine2 = (build_base(fabric, n, "eos") for n in ("leaf1", "spine1", "spine2"))
+    assert leaf is not None and spine1 is not None and spine2 is not None
+    # defaults
+    assert (leaf.command_authorization, leaf.accounting) == (("tacacs", "local"), ("tacacs", "radius"))
+    assert (leaf.authz_methods, leaf.acct_methods) == (("group tacacs+", "local"), ("group tacacs+", "group radius"))
+    # the role replaces accounting only; authorization and the servers still come from the defaults
+    assert (spine1.command_authorization, spine1.accounting) == (("tacacs", "local"), ("radius",))
+    assert spine1.aaa_order == ("tacacs", "radius", "local")
+    # the switch replaces authorization (local only: nothing to render), keeps the role's accounting
+    assert (spine2.command_authorization, spine2.accounting) == ((), ("radius",))
+
+
+def test_eos_command_authorization_and_accounting_match_avd(tmp_path: Path) -> None:
+    text = _authz_main(tmp_path, "eos")
+    lines = text.splitlines()
+    for line in ("aaa authorization commands all default group tacacs+ local",
+                 "aaa accounting exec default start-stop group tacacs+ group radius",
+                 "aaa accounting commands all default start-stop group tacacs+ group radius"):
+        assert line in lines, line
+    spine = _authz_main(tmp_path / "s", "eos", "spine1").splitlines()
+    assert "aaa accounting exec default start-stop group radius" in spine
+    import importlib.util
+
+    if importlib.util.find_spec("pyavd") is None:
+        pytest.skip("pyavd (the `oracles` extra) is not installed")
+    import pyavd
+
+    from tests.eos_avd import blocks
+
+    groups = [{"method": "group", "group": g} for g in ("tacacs+", "radius")]
+    cfg = {"hostname": "leaf1",
+           "aaa_authorization": {"commands": {"all_default": "group tacacs+ local"}},
+           "aaa_accounting": {"exec": {"default": {"type": "start-stop", "methods": groups}},
+                              "commands": {"default": [{"commands": "all", "type": "start-stop",
+                                                        "methods": groups}]}}}
+    result = pyavd.validate_structured_config(cfg)
+    assert not result.validation_result.violations
+    theirs = {k: v for k, v in blocks(str(pyavd.get_device_config(result.validated_data))).items()
+              if k != "hostname leaf1"}
+    assert len(theirs) == 3
+    assert {k: blocks(text).get(k) for k in theirs} == theirs
+
+
+def test_nxos_command_authorization_and_accounting_pass_the_checker(tmp_path: Path) -> None:
+    import re
+
+    from tests.nxos_check import check
+
+    text = _authz_main(tmp_path, "nxos")
+    lines = text.splitlines()
+    for line in ("aaa authorization commands default group TACACS local",
+                 "aaa authorization config-commands default group TACACS local",
+                 "aaa accounting default group TACACS RADIUS"):
+        assert line in lines, line
+    lossless = {int(p) for p in re.findall(r"pause pfc-cos (\d)", text)}
+    assert check(text, lossless) == []
+    # RADIUS cannot authorize commands: the checker knows only TACACS+ groups there
+    bad = text.replace("config-commands default group TACACS local", "config-commands default group RADIUS local")
+    assert any("no documented command" in e for e in check(bad, lossless))
+
+
+def test_junos_accounting_and_remote_class_pass_the_checker(tmp_path: Path) -> None:
+    from tests.junos_check import check
+
+    text = _authz_main(tmp_path, "junos")
+    lines = text.splitlines()
+    for line in ("set system login user remote class read-only",
+                 "set system accounting events [ login change-log interactive-commands ]",
+                 "set system accounting destination tacplus",
+                 "set system accounting destination radius"):
+        assert line in lines, line
+    assert check(text) == []
+    assert any("accounting events" in e for e in check(text.replace("interactive-commands ]", "commands ]")))
+    spine = _authz_main(tmp_path / "s", "junos", "spine1").splitlines()
+    assert [ln for ln in spine if "accounting destination" in ln] == ["set system accounting destination radius"]
+
+
+def test_sonic_authorization_and_accounting_pass_libyang(tmp_path: Path) -> None:
+    import json
+
+    from fabricgen.render.check import sonic_oracle
+
+    text = _authz_main(tmp_path, "sonic")
+    db = json.loads(text)
+    assert db["AAA"] == {"authentication": {"failthrough": "True", "login": "tacacs+,radius,local"},
+                         "authorization": {"login": "tacacs+,local"},
+                         "accounting": {"login": "tacacs+,local"}}  # RADIUS accounting: not in SONiC (FG-BASE-005)
+    oracle = sonic_oracle()
+    if oracle is None:
+        pytest.skip("the libyang binding is not installed (pip install -e '.[yang]')")
+    assert oracle.problems(text) == []
+    wrong = dict(db, AAA=dict(db["AAA"], authorization={"login": "tacacs+,none"}))
+    assert any("Invalid login choice" in p for p in oracle.problems(json.dumps(wrong)))
+
+
+@pytest.mark.parametrize("release", ["5.9", "5.11", "5.14", "5.17", "5.18"])
+def test_nvue_authorization_and_accounting_per_release(tmp_path: Path, release: str) -> None:
+    from ruamel.yaml import YAML
+
+    from fabricgen.render.check import nvue_oracle, nvue_releases
+
+    text = _authz_main(tmp_path, "nvue", release=release)
+    (doc,) = YAML(typ="safe").load(text)
+    aaa = doc["set"]["system"]["aaa"]
+    legacy = release in ("5.9", "5.11")
+    assert aaa["tacacs"]["accounting"] == ({"enable": "on"} if legacy else {"state": "enabled"})
+    if release in ("5.17", "5.18"):
+        assert aaa["tacacs"]["authorization"] == {str(level): {"all-commands": "enabled"} for level in range(16)}
+    else:
+        assert "authorization" not in aaa["tacacs"]
+    if release == "5.9":
+        assert "accounting" not in aaa["radius"]
+    else:
+        assert aaa["radius"]["accounting"] == {"state": "enabled"}
+    if not nvue_releases():
+        pytest.skip("nvueschema not installed (pip install -e '.[oracles]')")
+    oracle = nvue_oracle(release)
+    assert oracle is not None
+    assert oracle.problems(text) == []
+    if release == "5.14":  # the gate is the schema's: all-commands does not exist before 5.17
+        forced = text.replace("        tacacs:\n", "        tacacs:\n          authorization:\n            '0':\n"
+                                                    "              all-commands: enabled\n", 1)
+        assert oracle.problems(forced) != []
+
+
+@pytest.mark.parametrize(("snippet", "line", "col", "message"), [
+    ("authorization: {commands: [tacacs]}", 7, 23, "base.defaults.aaa.authorization.commands: ['tacacs'] does not "
+     "end with local: every command would be refused when no TACACS+ server answers"),
+    ("authorization: {commands: [local, tacacs]}", 7, 23, "base.defaults.aaa.authorization.commands: "
+     "['local', 'tacacs'] does not end with local: every command would be refused when no TACACS+ server "
+     "answers"),
+    ("authorization: {commands: [radius, local]}", 7, 34, "base.defaults.aaa.authorization.commands[0]: "
+     "Input should be 'tacacs' or 'local' (got 'radius')"),
+    ("accounting: [tacacs, tacacs]", 7, 7, "base.defaults.aaa.accounting: ['tacacs', 'tacacs'] names a method "
+     "twice"),
+    ("accounting: [local]", 7, 20,
+     "base.defaults.aaa.accounting[0]: Input should be 'tacacs' or 'radius' (got 'local')"),
+])
+def test_bad_authorization_or_accounting_refused_with_position(tmp_path: Path, snippet: str, line: int, col: int,
+                                                               message: str) -> None:
+    lab = _lab_with(tmp_path, (
+        "base:\n"
+        "  defaults:\n"
+        "    aaa:\n"
+        "      tacacs:\n"
+        "        - {address: 192.0.2.70, key: env:FABRICGEN_TACACS_KEY}\n"
+        "      order: [tacacs, local]\n"
+        f"      {snippet}\n"
+    ))
+    assert problems(lab) == [f"{lab / 'base.yaml'}:{line}:{col}: {message}"]
+    run = subprocess.run([sys.executable, "-m", "fabricgen", "validate", str(lab)], capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 3 and "Traceback" not in run.stderr
+    assert f"base.yaml:{line}:{col}: " in run.stdout + run.stderr
+
+
+def test_authorization_or_accounting_without_servers_is_a_warning(tmp_path: Path) -> None:
+    base = AUTHZ_BASE.replace(
+        "      tacacs:\n        - {address: 192.0.2.70, key: env:FABRICGEN_TACACS_KEY}\n"
+        "        - {address: 192.0.2.71, port: 4949, key: env:FABRICGEN_TACACS_KEY}\n", "").replace(
+        "order: [tacacs, radius, local]", "order: [radius, local]")
+    fabric = _aaa_fabric(tmp_path, "eos", base)
+    found = [(f.subject, f.message) for f in run_checks(fabric) if f.code == "FG-BASE-004"]
+    assert [m for s, m in found if s == "leaf1"] == [
+        "aaa.authorization.commands names tacacs but no tacacs server is configured; command authorization is not "
+        "rendered (the local roles apply)",
+        "aaa.accounting names tacacs but no tacacs server is configured; accounting is rendered to radius only"]
+    assert all(f.severity.value == "warning" for f in run_checks(fabric) if f.code == "FG-BASE-004")
+    text = _authz_main(tmp_path / "r", "eos", base=base)
+    assert "aaa authorization commands" not in text  # what the message says
+    assert "aaa accounting exec default start-stop group radius\n" in text
+    assert not [f for f in run_checks(_aaa_fabric(tmp_path / "full", "eos", AUTHZ_BASE)) if f.code == "FG-BASE-004"]
+
+
+@pytest.mark.parametrize(("platform", "release", "expected"), [
+    ("nvue", "5.14", ["aaa.authorization.commands is not rendered: NVUE 5.14 has no server-side command "
+                      "authorization (tacacs authorization <level> all-commands, from 5.17); TACACS+ users keep the "
+                      "rights of their privilege level"]),
+    ("nvue", "5.9", ["aaa.authorization.commands is not rendered: NVUE 5.9 has no server-side command "
+                     "authorization (tacacs authorization <level> all-commands, from 5.17); TACACS+ users keep the "
+                     "rights of their privilege level",
+                     "RADIUS accounting is not rendered: NVUE 5.9 has no radius accounting (from 5.11)"]),
+    ("nvue", "5.18", []),
+    ("sonic", None, ["RADIUS accounting is not rendered: SONiC accounts to TACACS+ or syslog only (AAA|accounting)"]),
+    ("eos", None, []),
+    ("junos", None, []),
+])
+def test_what_a_platform_cannot_render_is_a_warning(tmp_path: Path, platform: str, release: str | None,
+                                                     expected: list[str]) -> None:
+    fabric = _aaa_fabric(tmp_path, platform, AUTHZ_BASE, release=release)
+    found = [f for f in run_checks(fabric) if f.code == "FG-BASE-005"]
+    assert [f.message for f in found if f.subject == "leaf1"] == expected
+    assert all(f.severity.value == "warning" for f in found)
+
+
+def test_junos_remote_template_left_to_a_local_user_named_remote(tmp_path: Path) -> None:
+    base = AUTHZ_BASE.replace("      admin: {role: admin, secret: env:FABRICGEN_ADMIN_HASH}\n",
+                              "      admin: {role: admin, secret: env:FABRICGEN_ADMIN_HASH}\n"
+                              "      remote: {role: admin, secret: env:FABRICGEN_ADMIN_HASH}\n")
+    fabric = _aaa_fabric(tmp_path, "junos", base)
+    text = _authz_main(tmp_path / "r", "junos", base=base)
+    assert [ln for ln in text.splitlines() if "user remote class" in ln] == [
+        "set system login user remote class super-user"]
+    found = [f.message for f in run_checks(fabric) if f.code == "FG-BASE-005" and f.subject == "leaf1"]
+    assert found == ["the Junos template user remote (the login class of TACACS+ users) is not rendered: a local "
+                     "user is named remote and keeps its own class"]
+
+
+@pytest.mark.parametrize(("platform", "line", "changed"), [
+    ("eos", "aaa accounting commands all default start-stop group tacacs+ group radius",
+     "aaa accounting commands all default start-stop group radius"),
+    ("nxos", "aaa authorization config-commands default group TACACS local",
+     "aaa authorization config-commands default local"),
+    ("junos", "set system accounting events [ login change-log interactive-commands ]",
+     "set system accounting events [ login change-log ]"),
+])
+def test_a_hand_changed_authorization_or_accounting_line_is_drift(tmp_path: Path, platform: str, line: str,
+                                                                  changed: str) -> None:
+    from fabricgen.deploy.normalize import compare, mask_junos, sanitize
+
+    def read(text: str) -> str:
+        return "\n".join(mask_junos(ln) for ln in text.splitlines()) if platform == "junos" else sanitize(text)
+
+    env = {"FABRICGEN_ADMIN_HASH": CANARY_ADMIN, "FABRICGEN_SNMP_RO": CANARY_SNMP,
+           "FABRICGEN_TACACS_KEY": "canaryTac9", "FABRICGEN_RADIUS_KEY": "canaryRad9"}
+    intended = _authz_main(tmp_path, platform)
+    assert line in intended.splitlines()
+    running = substitute(intended, env)
+    assert not compare(platform, intended, read(running)).drifted
+    diff = compare(platform, intended, read(running.replace(line, changed)))
+    assert diff.drifted and "canar" not in repr(diff).lower()

@@ -222,6 +222,13 @@ REFUSED = [
     ("nxos", "feature tacacs+\n", [(0, 0, OWNED.format("feature tacacs+", "feature tacacs+"))]),
     ("junos", "set system authentication-order radius\n",
      [(0, 0, OWNED.format("set system authentication-order radius", "system authentication-order"))]),
+    # command authorization and accounting are base: data too (aaa.authorization, aaa.accounting)
+    ("junos", "set system accounting events login\n",
+     [(0, 0, OWNED.format("set system accounting events login", "system accounting"))]),
+    ("junos", "set system tacplus-options strict-authorization\n",
+     [(0, 0, OWNED.format("set system tacplus-options strict-authorization", "system tacplus-options"))]),
+    ("eos", "aaa accounting commands all default start-stop group tacacs+\n",
+     [(0, 0, OWNED.format("aaa accounting commands all default start-stop group tacacs+", "aaa"))]),
     ("sonic", 'NTP_SERVER:\n  192.0.2.9: {iburst: "on"}\n',
      [(0, 0, "config_db table 'NTP_SERVER' is one fabricgen owns; raw blocks may only add what fabricgen does "
              "not model")]),

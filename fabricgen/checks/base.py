@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fabricgen.checks import Finding, Severity
 from fabricgen.inventory.raw import written_lines
+from fabricgen.inventory.releases import NVUE_RADIUS_ACCOUNTING, NVUE_TACACS_COMMAND_AUTHORIZATION, at_least
 from fabricgen.topology.base import merged_base, raw_blocks
 from fabricgen.topology.model import Fabric
 
@@ -84,12 +85,38 @@ def sonic_gateway(fabric: Fabric) -> Iterator[Finding]:
 
 
 def aaa_methods(fabric: Fabric) -> Iterator[Finding]:
-    """FG-BASE-004: ``aaa.order`` names a method (tacacs, radius) that has no server after the levels merge; the
-    rendered login order leaves it out, so the order a reviewer reads is not the one the switch uses."""
+    """FG-BASE-004: ``aaa.order``, ``aaa.authorization.commands`` or ``aaa.accounting`` names a method (tacacs,
+    radius) that has no server after the levels merge; what is rendered leaves it out, so what a reviewer reads
+    is not what the switch does."""
     for name in sorted(fabric.switches):
         sw = fabric.switches[name]
         aaa = merged_base(fabric, name).aaa if sw.platform != "frr" else None
-        if aaa is None or aaa.order is None:
+        if aaa is None:
+            continue
+        authz = aaa.authorization.commands if aaa.authorization else []
+        if "tacacs" in authz and not aaa.tacacs:
+            yield Finding(
+                "FG-BASE-004",
+                Severity.WARNING,
+                name,
+                "aaa.authorization.commands names tacacs but no tacacs server is configured; command "
+                "authorization is not rendered (the local roles apply)",
+                "add the servers (aaa.tacacs) or take aaa.authorization out",
+                sw.src,
+            )
+        lost = [m for m in aaa.accounting or () if not getattr(aaa, m)]
+        if lost:
+            kept = [m for m in aaa.accounting or () if m not in lost]
+            yield Finding(
+                "FG-BASE-004",
+                Severity.WARNING,
+                name,
+                f"aaa.accounting names {', '.join(lost)} but no {' or '.join(lost)} server is configured; "
+                + (f"accounting is rendered to {', '.join(kept)} only" if kept else "no accounting is rendered"),
+                "add the servers (aaa.tacacs / aaa.radius) or take the method out of aaa.accounting",
+                sw.src,
+            )
+        if aaa.order is None:
             continue
         empty = [m for m in aaa.order if m != "local" and not getattr(aaa, m)]
         if empty:
@@ -104,4 +131,43 @@ def aaa_methods(fabric: Fabric) -> Iterator[Finding]:
             )
 
 
-CHECKS = (management_access, raw_configuration, sonic_gateway, aaa_methods)
+def aaa_unrendered(fabric: Fabric) -> Iterator[Finding]:
+    """FG-BASE-005: AAA the inventory asks for that the switch's platform or release has no statement for, so it
+    is not rendered: server-side command authorization on NVUE before 5.17 (``all-commands``), RADIUS
+    accounting on NVUE before 5.11 and on SONiC (hostcfgd accounts to TACACS+ or syslog only), and Junos's
+    ``remote`` template user when a local user already has that name."""
+    for name in sorted(fabric.switches):
+        sw = fabric.switches[name]
+        base = merged_base(fabric, name)
+        aaa = base.aaa
+        if aaa is None or sw.platform == "frr":
+            continue
+        authz = bool(aaa.tacacs) and aaa.authorization is not None and "tacacs" in aaa.authorization.commands
+        radius_acct = bool(aaa.radius) and "radius" in (aaa.accounting or ())
+        problems = []
+        if authz and sw.platform == "nvue" and not at_least(sw.release, NVUE_TACACS_COMMAND_AUTHORIZATION):
+            problems.append(
+                f"aaa.authorization.commands is not rendered: NVUE {sw.release} has no server-side command "
+                f"authorization (tacacs authorization <level> all-commands, from {NVUE_TACACS_COMMAND_AUTHORIZATION})"
+                "; TACACS+ users keep the rights of their privilege level")
+        if authz and sw.platform == "junos" and "remote" in (base.users or {}):
+            problems.append("the Junos template user remote (the login class of TACACS+ users) is not rendered: a "
+                            "local user is named remote and keeps its own class")
+        if radius_acct and sw.platform == "nvue" and not at_least(sw.release, NVUE_RADIUS_ACCOUNTING):
+            problems.append(f"RADIUS accounting is not rendered: NVUE {sw.release} has no radius accounting "
+                            f"(from {NVUE_RADIUS_ACCOUNTING})")
+        if radius_acct and sw.platform == "sonic":
+            problems.append("RADIUS accounting is not rendered: SONiC accounts to TACACS+ or syslog only "
+                            "(AAA|accounting)")
+        for problem in problems:
+            yield Finding(
+                "FG-BASE-005",
+                Severity.WARNING,
+                name,
+                problem,
+                "choose a release that has it, or take it out of the switch's base (role or switch level)",
+                sw.src,
+            )
+
+
+CHECKS = (management_access, raw_configuration, sonic_gateway, aaa_methods, aaa_unrendered)

@@ -140,6 +140,7 @@ JUNOS_OWNED: tuple[tuple[str, ...], ...] = (
     ("interfaces",), ("routing-instances", "mgmt_junos"), ("routing-options",), ("protocols", "bgp"),
     ("protocols", "lldp"), ("policy-options",), ("forwarding-options",), ("class-of-service",), ("chassis",),
     ("system", "tacplus-server"), ("system", "radius-server"), ("system", "authentication-order"),
+    ("system", "accounting"), ("system", "tacplus-options"), ("system", "radius-options"),
 )
 """Junos statement paths fabricgen renders (junos/config.set.j2, junos/base.j2) or that decide the fabric's
 forwarding, buffers or management access."""

@@ -81,3 +81,13 @@ def at_least(release: str, minimum: str) -> bool:
     if not release:
         return False
     return tuple(int(p) for p in release.split(".")) >= tuple(int(p) for p in minimum.split("."))
+
+
+NVUE_TACACS_COMMAND_AUTHORIZATION = "5.17"
+"""The first NVUE release whose schema has ``system aaa tacacs authorization <level> all-commands`` (server-side
+per-command authorization; Cumulus Linux 5.17/5.18 user guide, "TACACS", "Server-side Per-command
+Authorization"); before it NVUE only lists, per privilege level, commands authorized locally."""
+
+NVUE_RADIUS_ACCOUNTING = "5.11"
+"""The first NVUE release whose schema has ``system aaa radius accounting`` (the nvueschema models: absent in
+5.10 and earlier)."""

@@ -574,6 +574,7 @@ class SnmpSpec(Strict):
 
 
 AaaMethod = Literal["tacacs", "radius", "local"]
+AaaServerMethod = Literal["tacacs", "radius"]
 
 
 class AaaServer(Strict):
@@ -585,17 +586,49 @@ class AaaServer(Strict):
     key: EnvRef = Field(description="the shared secret, only as env:NAME")
 
 
+class AaaAuthorization(Strict):
+    """Command authorization: every command a user enters is first sent to the methods in order, e.g.
+    ``commands: [tacacs, local]`` (EOS ``aaa authorization commands all default group tacacs+ local``). Only
+    TACACS+ authorizes single commands; ``local`` (the user's own role) must be the last method, so that a
+    switch whose TACACS+ servers do not answer still lets its users work instead of refusing every command."""
+
+    commands: list[Literal["tacacs", "local"]] = Field(description="methods in the order tried; must end with local")
+
+    @field_validator("commands")
+    @classmethod
+    def _commands(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"{value} names a method twice")
+        if not value or value[-1] != "local":
+            raise ValueError(f"{value} does not end with local: every command would be refused when no TACACS+ "
+                             "server answers")
+        return value
+
+
 class AaaSpec(Strict):
     """Remote login: TACACS+ and RADIUS servers (tried in the order written) and the method order of login
     authentication, e.g. ``order: [tacacs, local]``. ``local`` (the ``users:`` of the base) is always a method,
-    so the local users still log in when no server answers. Written at several levels, ``tacacs``, ``radius``
-    and ``order`` merge one by one."""
+    so the local users still log in when no server answers. ``authorization`` sends every command to TACACS+
+    first (``local`` after it, always); ``accounting`` names the servers that receive a record of every session
+    (login, logout) and every command. Written at several levels, ``tacacs``, ``radius``, ``order``,
+    ``authorization`` and ``accounting`` merge one by one."""
 
     tacacs: list[AaaServer] | None = Field(default=None, max_length=8)
     radius: list[AaaServer] | None = Field(default=None, max_length=8)
     order: list[AaaMethod] | None = Field(
         default=None, description="methods in the order tried; must name local; unset: tacacs, radius (those "
                                   "with servers), then local")
+    authorization: AaaAuthorization | None = None
+    accounting: list[AaaServerMethod] | None = Field(
+        default=None, min_length=1, description="where session and command accounting records go, e.g. [tacacs]; "
+                                                "unset: no accounting to a server")
+
+    @field_validator("accounting")
+    @classmethod
+    def _accounting(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise ValueError(f"{value} names a method twice")
+        return value
 
     @field_validator("order")
     @classmethod

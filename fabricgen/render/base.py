@@ -21,7 +21,11 @@ configurable: each is the name the platform's own management plane expects.
 
 AAA: the servers are reached in the management VRF, from the management interface; ``aaa.order`` (default:
 the methods with servers, then ``local``) is the login authentication order, and always ends up naming
-``local`` so the local users log in when no server answers. FRR (a Linux host) renders no base at all.
+``local`` so the local users log in when no server answers. ``aaa.authorization.commands`` (TACACS+, then
+always ``local``) sends every command to the TACACS+ servers first; ``aaa.accounting`` sends a record of
+every session and command to the servers named. Both are rendered only for methods that have servers, and
+only where the platform (and release) has the statement: FG-BASE-004 and FG-BASE-005 name what is left out.
+FRR (a Linux host) renders no base at all.
 """
 
 from __future__ import annotations
@@ -62,6 +66,25 @@ _METHODS: dict[str, dict[str, str | None]] = {
     "junos": {"tacacs": "tacplus", "radius": "radius", "local": "password"},
     "nvue": {"tacacs": "tacacs", "radius": "radius", "local": "local"},
     "sonic": {"tacacs": "tacacs+", "radius": "radius", "local": "local"},
+}
+
+
+# command authorization and accounting methods → the platform's words (None: not rendered on that platform;
+# FG-BASE-005 says so). NX-OS names its server groups (`aaa group server tacacs+ TACACS`), Junos its
+# accounting destinations (`system accounting destination tacplus|radius`), SONiC the AAA table's methods.
+_AUTHZ_WORDS: dict[str, dict[str, str | None]] = {
+    "eos": {"tacacs": "group tacacs+", "local": "local"},
+    "nxos": {"tacacs": "group TACACS", "local": "local"},
+    "junos": {"tacacs": "tacplus", "local": "local"},
+    "nvue": {"tacacs": "tacacs", "local": "local"},
+    "sonic": {"tacacs": "tacacs+", "local": "local"},
+}
+_ACCT_WORDS: dict[str, dict[str, str | None]] = {
+    "eos": {"tacacs": "group tacacs+", "radius": "group radius"},
+    "nxos": {"tacacs": "TACACS", "radius": "RADIUS"},
+    "junos": {"tacacs": "tacplus", "radius": "radius"},
+    "nvue": {"tacacs": "tacacs", "radius": "radius"},
+    "sonic": {"tacacs": "tacacs+", "radius": None},  # hostcfgd accounts to TACACS+ or syslog only
 }
 
 
@@ -117,6 +140,11 @@ class BaseData:
     radius: tuple[AaaServerData, ...] = ()
     aaa_order: tuple[str, ...] = ()  # "tacacs" / "radius" / "local", only methods with servers; empty: no AAA
     login_methods: tuple[str, ...] = ()  # aaa_order in the platform's words ("group tacacs+", "tacplus", …)
+    command_authorization: tuple[str, ...] = ()  # ("tacacs", "local") or (): no TACACS+ server or not asked
+    authz_methods: tuple[str, ...] = ()  # command_authorization in the platform's words
+    accounting: tuple[str, ...] = ()  # "tacacs" / "radius", those with servers, in the order written
+    acct_methods: tuple[str, ...] = ()  # accounting in the platform's words (methods it cannot send to left out)
+    remote_template: bool = False  # Junos: the `remote` template user exists (no local user is named remote)
 
     @property
     def remote_aaa(self) -> bool:
@@ -142,6 +170,30 @@ def aaa_order(order: Sequence[str] | None, tacacs: bool, radius: bool) -> tuple[
     return tuple(m for m in wanted if have[m])
 
 
+def command_authorization(commands: Sequence[str] | None, tacacs: bool) -> tuple[str, ...]:
+    """The command authorization methods rendered: TACACS+ then ``local``, or nothing when TACACS+ is not asked
+    for or has no server (``local`` alone is every platform's default).
+
+    >>> command_authorization(["tacacs", "local"], True), command_authorization(["tacacs", "local"], False)
+    (('tacacs', 'local'), ())
+    >>> command_authorization(["local"], True)
+    ()
+    """
+    if not commands or "tacacs" not in commands or not tacacs:
+        return ()
+    return tuple(commands)
+
+
+def accounting(methods: Sequence[str] | None, tacacs: bool, radius: bool) -> tuple[str, ...]:
+    """The accounting methods rendered: those written that have servers, in the order written.
+
+    >>> accounting(["radius", "tacacs"], True, True), accounting(["radius", "tacacs"], True, False)
+    (('radius', 'tacacs'), ('tacacs',))
+    """
+    have = {"tacacs": tacacs, "radius": radius}
+    return tuple(m for m in methods or () if have[m])
+
+
 def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
     """Switch ``name``'s base configuration in ``platform``'s words; None on FRR (the host, not frr.conf,
     holds its management) or when the inventory has no base for it."""
@@ -163,6 +215,9 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
                    for i, s in enumerate(aaa.radius or (), 1)) if aaa else ()
     order = aaa_order(aaa.order if aaa else None, bool(tacacs), bool(radius))
     words = _METHODS[platform]
+    authz = command_authorization(aaa.authorization.commands if aaa and aaa.authorization else None,
+                                  bool(tacacs))
+    acct = accounting(aaa.accounting if aaa else None, bool(tacacs), bool(radius))
     address = str(mgmt.address) if mgmt is not None and mgmt.address is not None else None
     return BaseData(
         vrf=MGMT_VRF[platform],
@@ -181,6 +236,11 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
         radius=radius,
         aaa_order=order,
         login_methods=tuple(w for w in (words[m] for m in order) if w is not None),
+        command_authorization=authz,
+        authz_methods=tuple(w for w in (_AUTHZ_WORDS[platform][m] for m in authz) if w is not None),
+        accounting=acct,
+        acct_methods=tuple(w for w in (_ACCT_WORDS[platform][m] for m in acct) if w is not None),
+        remote_template=platform == "junos" and bool(authz) and "remote" not in (b.users or {}),
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from fabricgen.inventory.releases import at_least
+from fabricgen.inventory.releases import NVUE_RADIUS_ACCOUNTING, NVUE_TACACS_COMMAND_AUTHORIZATION, at_least
 from fabricgen.inventory.schema import Role
 from fabricgen.qos.model import EcnProfile, FabricQos, Headroom, Lane, PfcWatchdog, PortQos, SwitchQos
 from fabricgen.render.base import BaseData, RawData, build_base, build_raw
@@ -307,6 +307,8 @@ class NvueData:
     aaa_legacy: bool = False  # up to 5.11: `enable: on` on tacacs/radius, TACACS+ servers keyed by priority
     auth_order_new: bool = False  # login order: aaa/authentication-order up to 5.14, aaa/authentication/order after
     tacacs_high_first: bool = False  # TACACS+ server priority: "higher comes first" 5.12–5.17, "lower" from 5.18
+    tacacs_command_authz: bool = False  # from 5.17: tacacs/authorization/<level>/all-commands (server-side)
+    radius_accounting: bool = False  # from 5.11: radius/accounting/state
 
 
 @fast_init
@@ -784,6 +786,8 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
         aaa_legacy=not at_least(sw.release, "5.12"),
         auth_order_new=new,
         tacacs_high_first=at_least(sw.release, "5.12") and not at_least(sw.release, "5.18"),
+        tacacs_command_authz=at_least(sw.release, NVUE_TACACS_COMMAND_AUTHORIZATION),
+        radius_accounting=at_least(sw.release, NVUE_RADIUS_ACCOUNTING),
     )
 
 

@@ -119,7 +119,8 @@ def _services(b: BaseData, db: dict[str, Any]) -> None:
     tacacs+ login without a global passkey, so it is the first server's key — and ``TACPLUS_SERVER`` priority,
     higher first), sonic-system-radius (``RADIUS_SERVER``), sonic-system-aaa (``AAA|authentication`` login: the
     methods in order, comma-separated; failthrough: a method that fails passes to the next, so the local users
-    still log in)."""
+    still log in; ``AAA|authorization`` and ``AAA|accounting`` login for command authorization and
+    accounting)."""
     if b.ntp:
         db["NTP"] = {"global": {"src_intf": b.mgmt_interface, "vrf": b.vrf}}
         db["NTP_SERVER"] = {s: {"association_type": "server", "iburst": "on"} for s in b.ntp}
@@ -144,6 +145,14 @@ def _services(b: BaseData, db: dict[str, Any]) -> None:
         }
     if b.login_methods:
         db["AAA"] = {"authentication": {"failthrough": "True", "login": ",".join(b.login_methods)}}
+    # command authorization and accounting (sonic-system-aaa ``AAA|authorization`` / ``AAA|accounting`` login;
+    # SONiC "TACACS+ protocol Design", sonic-net/SONiC doc/aaa: `config aaa authorization tacacs+ local` — the
+    # bash plugin asks TACACS+ before each command, local group authorization when no server answers — and
+    # `config aaa accounting tacacs+ local` — auditd's records to TACACS+, syslog when no server answers)
+    if b.authz_methods:
+        db.setdefault("AAA", {})["authorization"] = {"login": ",".join(b.authz_methods)}
+    if b.acct_methods:
+        db.setdefault("AAA", {})["accounting"] = {"login": ",".join((*b.acct_methods, "local"))}
 
 
 def _qos(d: DeviceData, db: dict[str, Any]) -> None:

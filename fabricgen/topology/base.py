@@ -1,8 +1,9 @@
 """One switch's base configuration: the inventory's three levels of ``base:`` merged (switch > role > defaults).
 
 Fields merge one by one, the most specific level that wrote a field winning; ``mgmt`` (address, gateway),
-``users`` (by user name) and ``aaa`` (``tacacs``, ``radius``, ``order``) merge key by key; lists (``ntp``,
-``syslog``, ``aaa.tacacs``, ``aaa.radius``, ``aaa.order``) are replaced whole.
+``users`` (by user name) and ``aaa`` (``tacacs``, ``radius``, ``order``, ``authorization``, ``accounting``) merge
+key by key; lists (``ntp``, ``syslog``, ``aaa.tacacs``, ``aaa.radius``, ``aaa.order``, ``aaa.accounting``) and
+``aaa.authorization`` are replaced whole.
 
 ``raw`` blocks do not replace each other: per platform, the defaults' block, then the role's, then the
 switch's are all kept, in that order (:func:`raw_blocks`); a text platform's blocks are concatenated, a
