@@ -463,8 +463,8 @@ def test_swapped_hosts_are_refused_before_anything_is_loaded(converged: Live, la
     s = report.by_status()
     assert sorted(s["wrong-device"]) == ["spine1", "spine2"] and not report.ok, report.as_dict()
     assert report.outcomes["spine1"].message == (
-        "the device at this address is spine2 (hostname), not spine1; record its serial: in the inventory to "
-        "configure a device that does not carry its name yet; nothing was loaded")
+        "the device at this address is spine2 (hostname), not spine1; record its serial: or chassis_mac: in the "
+        "inventory to configure a device that does not carry its name yet; nothing was loaded")
     assert sorted(s["not-touched"]) == ["leaf1", "leaf2", "leaf3", "leaf4"]
     assert {n: running(lab, n) for n in lab.switches} == before
 
