@@ -10,7 +10,8 @@ timer expires unconfirmed), a startup configuration, and a clock that only :meth
 sleeps). ``lose_session_after`` names a command (prefix) that takes effect on the device and then drops the
 connection for good: every later call raises ``ConnectionResetError``. Each adapter stores the configuration
 in the form the vendor returns it and answers the commands its driver sends with the vendor's documented
-output shapes (the recorded files under ``tests/data/deploy``).
+output shapes (the recorded files under ``tests/data/deploy``), including the read of the switch's own chassis
+ID (:mod:`fabricgen.deploy.identity`); ``chassis_mac=""`` plays a switch whose LLDP agent does not answer.
 """
 
 from __future__ import annotations

@@ -279,3 +279,12 @@ def test_identify_device_reads_only_what_decides() -> None:
     calls.clear()
     assert identify_device(fabric, "leaf1", "frr", Driver("localhost"))[0]
     assert calls == ["facts", "lldp"]
+
+
+def test_docstring_examples_hold() -> None:
+    import doctest
+
+    from fabricgen.deploy import identity as module
+
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted >= 10, result
