@@ -10,7 +10,8 @@ timer expires unconfirmed), a startup configuration, and a clock that only :meth
 sleeps). ``lose_session_after`` names a command (prefix) that takes effect on the device and then drops the
 connection for good: every later call raises ``ConnectionResetError``. Each adapter stores the configuration
 in the form the vendor returns it and answers the commands its driver sends with the vendor's documented
-output shapes (the recorded files under ``tests/data/deploy``).
+output shapes (the recorded files under ``tests/data/deploy``), including the read of the switch's own chassis
+ID (:mod:`fabricgen.deploy.identity`); ``chassis_mac=""`` plays a switch whose LLDP agent does not answer.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class SimDevice:
     peers: dict[str, int] = field(default_factory=dict)  # as the cabling says: peer address → the peer's ASN
     cabled: set[str] = field(default_factory=set)  # ports with a cable (link up when enabled)
     lldp: dict[str, tuple[str, str]] = field(default_factory=dict)  # port → (peer host, port ID it advertises)
+    chassis_mac: str = "00:1c:73:a0:fc:18"  # the chassis ID its LLDP agent advertises ("": LLDP agent not running)
 
     def neighbours(self) -> dict[str, tuple[str, str]]:
         """LLDP neighbours heard: on cabled ports only."""
@@ -265,6 +267,12 @@ class EosSim:
                       "description": "", "prefixesReceived": 0, "prefixesSent": 0, "v6PrefixesReceived": 0,
                       "v6PrefixesSent": 0, "establishedTime": 10} for a, r in nbrs.items()]
             return {"vrfs": {"default": {"peerList": peers}}} if rid else {"vrfs": {}}
+        if cmd == "show lldp local-info":  # chassis ID fields as EOS names them (identity.py: sources)
+            if not dev.chassis_mac:
+                return {"systemName": dev.hostname}
+            dotted = dev.chassis_mac.replace(":", "")
+            return {"chassisIdType": "macAddress", "chassisId": ".".join(dotted[i:i + 4] for i in (0, 4, 8)),
+                    "systemName": dev.hostname, "localInterfaceInfo": {}}
         if cmd == "show lldp neighbors":
             return {"lldpNeighbors": [{"port": port, "neighborDevice": host, "neighborPort": pid, "ttl": 120}
                                       for port, (host, pid) in dev.neighbours().items()]}
@@ -426,6 +434,10 @@ class NxosSim:
             out = "DNS lookup enabled\nDefault domain for vrf:default is example.net\n"
         elif command == "show inventory | json":
             out = json.dumps({"TABLE_inv": {"ROW_inv": [{"name": "Chassis", "serialnum": "FDO26010SIM"}]}})
+        elif command == "show sprom backplane 1":  # the chassis base MAC, dash-separated (recorded shape)
+            out = (DATA / "nxos/show_sprom_backplane_1.txt").read_text().replace(
+                "00-fe-c8-a1-00-00", dev.chassis_mac.replace(":", "-")) if dev.chassis_mac else (
+                "                    ^\n% Invalid command at '^' marker.\n")
         elif command == "show interface status":
             out = ("\n--------------------------------------------------------------------------------\n"
                    "Port          Name               Status    Vlan      Duplex  Speed   Type\n"
@@ -651,6 +663,13 @@ class JunosSim:
                            f"<lldp-remote-system-name>{host}</lldp-remote-system-name></lldp-neighbor-information>"
                            for port, (host, pid) in dev.neighbours().items())
             return f"{ns}<lldp-neighbors-information>{rows}</lldp-neighbors-information></rpc-reply>"
+        if tag == "get-lldp-local-info":
+            if not dev.chassis_mac:  # LLDP not running: the RPC answers with an error
+                return (f"{ns}<rpc-error><error-severity>error</error-severity><error-message>LLDP is not running"
+                        "</error-message></rpc-error></rpc-reply>")
+            return (DATA / "junos/get_lldp_local_info.xml").read_text().replace(
+                "2c:6b:f5:3a:10:c0", dev.chassis_mac).replace("<lldp-local-system-name>leaf1",
+                                                               f"<lldp-local-system-name>{escape(dev.hostname)}")
         if tag == "get-interface-information":
             rows = []
             for name, i in junos_interfaces(self._lines()).items():
@@ -686,6 +705,17 @@ class JunosSim:
 
 
 # ====================================================================================== SONiC and NVUE
+
+
+def lldpcli_chassis(dev: SimDevice) -> tuple[int, str]:
+    """``lldpcli -f json0 show chassis`` as lldpd 1.0.16 prints it (tests/data/deploy/lldpd); lldpd not running:
+    lldpcli's error and exit status 1."""
+    if not dev.chassis_mac:
+        return 1, "[WARN/lldpctl] could not connect to socket /run/lldpd.socket\n"
+    doc = json.loads((DATA / "lldpd/show_chassis_json0.json").read_text())
+    chassis = doc["local-chassis"][0]["chassis"][0]
+    chassis["id"][0]["value"], chassis["name"][0]["value"] = dev.chassis_mac, dev.hostname
+    return 0, json.dumps(doc, indent=2)
 
 
 class ShellSim:
@@ -840,6 +870,8 @@ class SonicSim(ShellSim):
                        "-----------  --------------  -----------------  ------------  -----------------\n" + rows +
                        f"--------------------------------------------------\nTotal entries displayed:  "
                        f"{len(dev.neighbours())}\n")
+        if command == "sudo docker exec lldp lldpcli -f json0 show chassis":
+            return lldpcli_chassis(dev)
         if command == "hostname":
             return 0, dev.hostname + "\n"
         return 127, f"sh: simulated SONiC does not know {command.split()[0]}"
@@ -914,6 +946,8 @@ class NvueSim(ShellSim):
                 for n, (mtu, _, up) in self._links().items()])
         if command.startswith("for i in /sys/class/net/*"):
             return 0, "".join(f"{n} {speed}\n" for n, (_, speed, _) in self._links().items())
+        if command == "lldpcli -f json0 show chassis":
+            return lldpcli_chassis(dev)
         if command == "hostname":
             return 0, dev.hostname + "\n"
         return 127, f"bash: simulated Cumulus does not know {command.split()[0]}"

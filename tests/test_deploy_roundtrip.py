@@ -498,3 +498,98 @@ def test_facts_name_the_device(platform: str, monkeypatch: pytest.MonkeyPatch, t
     d.open()
     facts = d.get_facts()
     assert facts["hostname"] == DEVICE
+
+
+# ------------------------------------------------------------------------------------- identity before a load
+
+CHASSIS_READ = {  # what each driver sends to read the device's own chassis ID (fabricgen.deploy.identity)
+    "eos": "show lldp local-info",
+    "nxos": "show sprom backplane 1",
+    "junos": "get-lldp-local-info",
+    "sonic": "sudo docker exec lldp lldpcli -f json0 show chassis",
+    "nvue": "lldpcli -f json0 show chassis",
+}
+LOADS = {  # the first command of a load on each platform: none of them may reach a device refused as another one
+    "eos": "configure session", "nxos": "scp ", "junos": "load-configuration", "sonic": "sftp ", "nvue": "sftp ",
+}
+
+
+def _recorded(rig: Rig, **fields: str) -> Rig:
+    """The rig with leaf1's inventory entry carrying ``fields`` (``chassis_mac``, ``serial``), as resolved."""
+    from dataclasses import replace
+
+    switches = {**rig.fabric.switches, DEVICE: replace(rig.fabric.switches[DEVICE], **fields)}
+    return replace(rig, fabric=replace(rig.fabric, switches=switches))
+
+
+def _nothing_loaded(rig: Rig, old: str) -> None:
+    assert rig.dev.running == old and rig.dev.startup == old and not rig.dev.pending
+    # (NAPALM's EOS driver aborts its named session on close, loaded or not: an abort loads nothing)
+    assert not any(c.startswith(LOADS[rig.platform]) and not c.endswith(" abort") for c in rig.dev.sent), rig.dev.sent
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_device_with_the_recorded_chassis_mac_and_a_factory_hostname_is_applied(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rig = _recorded(_rig(platform, monkeypatch), chassis_mac="00:1c:73:a0:fc:18")
+    rig.dev.hostname = "sonic" if platform == "sonic" else "localhost"  # not provisioned yet
+    outcome = _apply(rig, tmp_path).outcomes[DEVICE]
+    assert outcome.status == "applied", outcome.message
+    assert outcome.message == "identified as leaf1 by its chassis MAC 00:1c:73:a0:fc:18"
+    assert CHASSIS_READ[platform] in rig.dev.sent
+    assert not _diff(rig).drifted
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_device_with_another_chassis_mac_is_wrong_device_and_left_as_it_was(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rig = _recorded(_rig(platform, monkeypatch), chassis_mac="00:1c:73:a0:fc:18")
+    rig.dev.chassis_mac = "00:1c:73:a0:fc:99"  # the hostname is right: only the chassis tells them apart
+    old = rig.dev.running
+    report = _apply(rig, tmp_path)
+    outcome = report.outcomes[DEVICE]
+    assert outcome.status == "wrong-device" and not report.ok
+    assert outcome.message == ("the device at this address has chassis MAC 00:1c:73:a0:fc:99, the inventory says "
+                               "leaf1 has 00:1c:73:a0:fc:18; nothing was loaded")
+    _nothing_loaded(rig, old)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_chassis_id_that_cannot_be_read_refuses_a_recorded_chassis_mac(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rig = _recorded(_rig(platform, monkeypatch), chassis_mac="00:1c:73:a0:fc:18")
+    rig.dev.chassis_mac = ""  # LLDP agent not running
+    old = rig.dev.running
+    outcome = _apply(rig, tmp_path).outcomes[DEVICE]
+    assert outcome.status == "wrong-device"
+    assert outcome.message.startswith("could not read the device's chassis id (")
+    assert outcome.message.endswith("the inventory records leaf1's chassis MAC 00:1c:73:a0:fc:18, so the device is "
+                                    "not taken for leaf1; nothing was loaded")
+    _nothing_loaded(rig, old)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_factory_hostname_is_accepted_by_lldp_neighbours_as_cabled_and_refused_by_others(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Nothing recorded, a factory hostname: the neighbours decide (a SONiC peer's port by its alias)."""
+    rig = _rig(platform, monkeypatch)
+    rig.dev.hostname = "localhost"
+    outcome = _apply(rig, tmp_path).outcomes[DEVICE]
+    assert outcome.status == "applied", outcome.message
+    assert outcome.message.startswith("identified as leaf1 although it calls itself localhost: its LLDP neighbours "
+                                      "place it as leaf1: 4 of 4 cabled port(s) see their peer (")
+    # the same device cabled as another leaf: its neighbours' ports are not leaf1's peers' ports
+    other = _rig(platform, monkeypatch)
+    other.dev.hostname = "localhost"
+    a, b = list(other.dev.lldp)[:2]
+    other.dev.lldp[a], other.dev.lldp[b] = other.dev.lldp[b], other.dev.lldp[a]
+    old = other.dev.running
+    refused = _apply(other, tmp_path / "other").outcomes[DEVICE]
+    assert refused.status == "wrong-device"
+    assert refused.message.startswith("the device at this address is localhost (hostname), not leaf1, and its LLDP "
+                                      f"neighbours are not leaf1's: {a} sees ")
+    _nothing_loaded(other, old)

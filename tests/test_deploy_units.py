@@ -406,8 +406,8 @@ def test_swapped_hosts_are_refused_before_anything_is_loaded_anywhere(labfrr: Fa
     s = report.by_status()
     assert sorted(s["wrong-device"]) == ["spine1", "spine2"] and not report.ok
     assert report.outcomes["spine1"].message == (
-        "the device at this address is spine2 (hostname), not spine1; record its serial: in the inventory to "
-        "configure a device that does not carry its name yet; nothing was loaded")
+        "the device at this address is spine2 (hostname), not spine1; record its serial: or chassis_mac: in the "
+        "inventory to configure a device that does not carry its name yet; nothing was loaded")
     assert sorted(s["not-touched"]) == ["leaf1", "leaf2", "leaf3", "leaf4"]
     assert {step for _, step in ScriptedDriver.log} == {"open", "facts"}  # nothing loaded anywhere
     from fabricgen.deploy.apply import last_report
@@ -480,7 +480,7 @@ def test_new_state_refuses_a_session_older_than_the_commit_until_a_hold_time_pas
 
 
 def test_identity_compares_hostname_and_the_serial_the_inventory_records(tmp_path: Path) -> None:
-    from fabricgen.deploy.apply import check_identity
+    from fabricgen.deploy.identity import check_identity
 
     text = (INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace(
         "platform: frr, id: 1, unit: 1}", "platform: frr, id: 1, unit: 1, serial: MT2330X01234}")
@@ -492,8 +492,8 @@ def test_identity_compares_hostname_and_the_serial_the_inventory_records(tmp_pat
         "the device at this address has serial MT2330X09999, the inventory says leaf1 has MT2330X01234")
     assert check_identity(fabric, "leaf2", {"hostname": "leaf2", "serial_number": "anything"}) == ""
     assert check_identity(fabric, "leaf2", {"hostname": "leaf3", "serial_number": ""}) == (
-        "the device at this address is leaf3 (hostname), not leaf2; record its serial: in the inventory to configure "
-        "a device that does not carry its name yet")
+        "the device at this address is leaf3 (hostname), not leaf2; record its serial: or chassis_mac: in the "
+        "inventory to configure a device that does not carry its name yet")
     # first provisioning: the factory hostname, the recorded serial
     assert check_identity(fabric, "leaf1", {"hostname": "sonic", "serial_number": "mt2330x01234 "}) == ""
     assert check_identity(fabric, "leaf1", {"hostname": "leaf4", "serial_number": "MT2330X01234"}) == (

@@ -463,10 +463,96 @@ def test_swapped_hosts_are_refused_before_anything_is_loaded(converged: Live, la
     s = report.by_status()
     assert sorted(s["wrong-device"]) == ["spine1", "spine2"] and not report.ok, report.as_dict()
     assert report.outcomes["spine1"].message == (
-        "the device at this address is spine2 (hostname), not spine1; record its serial: in the inventory to "
-        "configure a device that does not carry its name yet; nothing was loaded")
+        "the device at this address is spine2 (hostname), not spine1; record its serial: or chassis_mac: in the "
+        "inventory to configure a device that does not carry its name yet; nothing was loaded")
     assert sorted(s["not-touched"]) == ["leaf1", "leaf2", "leaf3", "leaf4"]
     assert {n: running(lab, n) for n in lab.switches} == before
+
+
+def test_a_recorded_chassis_mac_is_read_from_lldpd_and_a_wrong_one_stops_the_rollout(
+    converged: Live, lab: labmod.LabState, inventory: Path, tmp_path: Path
+) -> None:
+    """leaf2's real chassis MAC, read through the driver from its lldpd, recorded in a copy of the inventory:
+    the apply identifies leaf2 by it. One other MAC: leaf2 is ``wrong-device`` and nothing is loaded anywhere."""
+    from fabricgen.deploy.identity import read_chassis_id
+    from fabricgen.deploy.session import make_driver
+
+    driver = make_driver(converged.targets.targets["leaf2"], converged.targets.credentials)
+    driver.open()
+    try:
+        chassis = read_chassis_id("frr", driver)
+    finally:
+        driver.close()
+    console = json.loads(labmod.switch_exec(lab, "leaf2", ["lldpcli", "-f", "json0", "show", "chassis"]))
+    ident = console["local-chassis"][0]["chassis"][0]["id"][0]
+    assert ident["type"] == "mac" and chassis.mac == ident["value"], (chassis, ident)
+    leaf2 = "{name: leaf2, role: leaf, model: sn5600, platform: frr, id: 2, unit: 1}"
+    wrong_mac = "02:00:5e:00:53:01" if chassis.mac != "02:00:5e:00:53:01" else "02:00:5e:00:53:02"
+    (tmp_path / "wrong").mkdir()
+    wrong = load_live(str(_variant(inventory, tmp_path / "wrong", leaf2, leaf2[:-1] + f", chassis_mac: {wrong_mac}}}")))
+    configs = {n: c.replace("log syslog informational", "log syslog warnings")
+               for n, c in intended_configs(wrong.fabric).items()}
+    before = {n: running(lab, n) for n in lab.switches}
+    report = apply(wrong.fabric, configs, wrong.targets, opts(), Path(os.environ["FABRICGEN_STATE_DIR"]))
+    assert report.by_status() == {"wrong-device": ["leaf2"],
+                                  "not-touched": ["spine1", "spine2", "leaf1", "leaf3", "leaf4"]}, report.as_dict()
+    assert report.outcomes["leaf2"].message == (
+        f"the device at this address has chassis MAC {chassis.mac}, the inventory says leaf2 has {wrong_mac}; "
+        "nothing was loaded")
+    assert {n: running(lab, n) for n in lab.switches} == before
+    (tmp_path / "right").mkdir()
+    written = chassis.mac.upper().replace(":", "-")  # as a label printer might write it
+    right = load_live(str(_variant(inventory, tmp_path / "right", leaf2, leaf2[:-1] + f", chassis_mac: {written}}}")))
+    assert right.fabric.switches["leaf2"].chassis_mac == chassis.mac
+    try:
+        report = apply(right.fabric, {**intended_configs(right.fabric), "leaf2": configs["leaf2"]}, right.targets,
+                       opts(), Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf2"])
+        assert report.by_status() == {"applied": ["leaf2"]}, report.as_dict()
+        assert report.outcomes["leaf2"].message == f"identified as leaf2 by its chassis MAC {chassis.mac}"
+        assert "log syslog warnings" in running(lab, "leaf2")
+    finally:
+        restore = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                        Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf2"])
+        assert set(restore.by_status()) <= {"applied", "unchanged"}, restore.as_dict()
+
+
+def test_a_factory_hostname_is_accepted_by_its_lldp_neighbours_and_refused_at_another_switchs_address(
+    converged: Live, lab: labmod.LabState
+) -> None:
+    """leaf3 renamed ``sonic`` at its console (nothing recorded in the inventory): at leaf4's address (hosts
+    swapped) its lldpd's neighbours are not leaf4's — refused, nothing loaded; at its own address they are
+    leaf3's — accepted (a dry run goes on to load and compare), and the report says the neighbours decided."""
+    from dataclasses import replace
+
+    configs = {n: c.replace("log syslog informational", "log syslog warnings")
+               for n, c in intended_configs(converged.fabric).items()}
+    labmod.switch_exec(lab, "leaf3", ["hostname", "sonic"])
+    try:
+        t = converged.targets.targets
+        swapped = replace(converged.targets, targets={**t, "leaf3": replace(t["leaf3"], host=t["leaf4"].host),
+                                                      "leaf4": replace(t["leaf4"], host=t["leaf3"].host)})
+        before = {n: running(lab, n) for n in lab.switches}
+        report = apply(converged.fabric, configs, swapped, opts(), Path(os.environ["FABRICGEN_STATE_DIR"]),
+                       only=["leaf3", "leaf4"])
+        assert sorted(report.by_status()["wrong-device"]) == ["leaf3", "leaf4"], report.as_dict()
+        assert report.outcomes["leaf3"].message.startswith("the device at this address is leaf4 (hostname), not leaf3;")
+        assert report.outcomes["leaf4"].message.startswith(
+            "the device at this address is sonic (hostname), not leaf4, and its LLDP neighbours are not leaf4's: "
+            "swp33 sees spine1:swp5 (cabled: spine1:swp7)")
+        assert {n: running(lab, n) for n in lab.switches} == before
+        # a dry run: identified, then loaded and compared (FRR's running configuration names the system's
+        # hostname, so a commit on a host still called `sonic` is drift after the commit and rolled back)
+        report = apply(converged.fabric, configs, converged.targets, opts(dry_run=True),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf3"])
+        assert report.by_status() == {"would-change": ["leaf3"]}, report.outcomes["leaf3"].message
+        assert report.outcomes["leaf3"].message.startswith(
+            "identified as leaf3 although it calls itself sonic: its LLDP neighbours place it as leaf3: 4 of 4 "
+            "cabled port(s) see their peer (swp33 → spine1:swp5, ")
+        assert "+ log syslog warnings" in report.outcomes["leaf3"].diff
+        assert {n: running(lab, n) for n in lab.switches} == before
+    finally:
+        labmod.switch_exec(lab, "leaf3", ["hostname", "leaf3"])
+    _wait_verified(converged)
 
 
 def test_a_commit_left_pending_by_an_interrupted_apply_is_reported_pending(

@@ -52,12 +52,13 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     """Push rendered configurations of PLAN_OR_INVENTORY to live switches: canary first, then waves; per device
     load, compare (skip when unchanged), commit with a revert timer, verify, confirm — or roll back.
 
-    Every device is identified (hostname, and serial when the inventory records one) before anything is
-    loaded anywhere; a commit-confirm left pending by an interrupted apply is reported `pending` and nothing is
-    loaded. After a commit the running config must equal intent and the new state must be proven (sessions up
-    since the commit or for a hold time after it, right peer address and ASN, LLDP as cabled) before the
-    confirm; the canary and the previous wave are checked again after each wave. --only narrows what is pushed,
-    never what is verified: the selected devices' sessions and LLDP with every other switch are checked.
+    Every device is identified (serial and chassis MAC when the inventory records them, else hostname, else its LLDP
+    neighbours as cabled) before anything is loaded anywhere; a commit-confirm left pending by an interrupted apply
+    is reported `pending` and nothing is loaded. After a commit the running config must equal intent and the new
+    state must be proven (sessions up since the commit or for a hold time after it, right peer address and ASN, LLDP
+    as cabled) before the confirm; the canary and the previous wave are checked again after each wave. --only
+    narrows what is pushed, never what is verified: the selected devices' sessions and LLDP with every other switch
+    are checked.
 
     A fabric with error findings (as `fabricgen validate` reports them) is refused before any device is
     contacted, unless --allow-findings names every rule that fails. A failure stops further waves; the report

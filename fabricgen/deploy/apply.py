@@ -4,9 +4,15 @@ Before any device is contacted: every platform must honour ``--revert-in`` with 
 (:mod:`fabricgen.deploy.commit`; NX-OS has none and is refused unless ``--revert-in 0``), and no candidate may
 remove the management address and access method its session uses (:mod:`fabricgen.deploy.mgmt`).
 
-Before any device is loaded: every device of the rollout is identified (NAPALM ``get_facts``: its hostname
-must be the inventory's name, and its serial number the inventory's ``serial:`` when one is recorded); one
-device that is not who the hosts file says stops the whole rollout before anything is loaded anywhere.
+Before any device is loaded: every device of the rollout is identified (:mod:`fabricgen.deploy.identity`):
+its serial number (NAPALM ``get_facts``) must be the inventory's ``serial:`` and the chassis ID its own LLDP
+agent advertises the inventory's ``chassis_mac:``, when recorded (a chassis ID that cannot be read, or is not a
+MAC address, refuses); either lets a device with a factory hostname be configured. With neither recorded, the
+hostname must be the inventory's name — or, for a hostname that names no switch of the fabric, the device's
+LLDP neighbours must place it: at least one cabled peer seen, and every neighbour on a cabled port that port's
+peer and peer port. A device calling itself another switch of the fabric is always refused. One device that is
+not who the hosts file says stops the whole rollout before anything is loaded anywhere; a device recognised by
+anything but its hostname has the evidence in its report line.
 
 Per device: open → a commit-confirm still pending from an interrupted apply (``has_pending_commit()``, on
 every platform whose device keeps a timer) is reported ``pending`` and nothing is loaded: fabricgen never
@@ -56,6 +62,7 @@ from typing import Any
 from fabricgen.deploy import runner
 from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds, semantics
 from fabricgen.deploy.credentials import error_line, redact
+from fabricgen.deploy.identity import identify_device
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.secrets import substitute
@@ -274,41 +281,6 @@ def _recheck(fabric: Fabric, device: str, scope: set[str], ready: set[str], driv
     return [f"{c.kind} {c.subject}: {c.detail}" for c in checks if not c.ok]
 
 
-def check_identity(fabric: Fabric, name: str, facts: dict[str, Any]) -> str:
-    """Why the device answering for ``name`` is not ``name`` ("" when it is).
-
-    With a ``serial:`` in the inventory, the serial number decides: a device that still has its factory hostname
-    (first provisioning) is ``name`` when its serial matches, unless it calls itself another switch of this
-    fabric. Without one, the hostname must be ``name``.
-
-    >>> from types import SimpleNamespace as N
-    >>> f = N(switches={"spine1": N(serial=""), "spine2": N(serial="X2")})
-    >>> check_identity(f, "spine1", {"hostname": "spine2.dc1", "serial_number": "X1"}).split(";")[0]
-    'the device at this address is spine2.dc1 (hostname), not spine1'
-    >>> check_identity(f, "spine1", {"hostname": "Spine1", "serial_number": "X1"})
-    ''
-    >>> check_identity(f, "spine2", {"hostname": "sonic", "serial_number": "x2"})
-    ''
-    """
-    from fabricgen.deploy.verify import normalize_host
-
-    host = str(facts.get("hostname") or facts.get("fqdn") or "")
-    want = fabric.switches[name].serial
-    if want:
-        got = str(facts.get("serial_number") or "")
-        if got.strip().lower() != want.lower():
-            return (f"the device at this address has serial {got or '(none reported)'}, the inventory says {name} "
-                    f"has {want}")
-        other = next((n for n in fabric.switches if n != name and normalize_host(n) == normalize_host(host)), None)
-        if other is not None:
-            return f"the device with {name}'s serial {want} calls itself {other}, another switch of this fabric"
-        return ""
-    if normalize_host(host) != normalize_host(name):
-        return (f"the device at this address is {host or '(no hostname)'} (hostname), not {name}; record its "
-                "serial: in the inventory to configure a device that does not carry its name yet")
-    return ""
-
-
 def _elapsed(t0: float) -> float:
     return time.perf_counter() - t0
 
@@ -362,9 +334,9 @@ def apply_device(
     committed = False
     try:
         if check_id:
-            wrong = check_identity(fabric, name, driver.get_facts())
-            if wrong:
-                return Outcome(name, "wrong-device", wave, message=f"{wrong}; nothing was loaded",
+            same, why = identify_device(fabric, name, target.platform, driver, aliases)
+            if not same:
+                return Outcome(name, "wrong-device", wave, message=f"{why}; nothing was loaded",
                                seconds=_elapsed(t0))
         # an unconfirmed commit of an interrupted apply: its running config says nothing about what will stay
         if semantics(target.platform).device_timer and driver.has_pending_commit():
@@ -449,24 +421,28 @@ def apply_device(
 
 
 def identify(
-    fabric: Fabric, targets: Targets, names: list[str], opts: ApplyOptions, make_driver: Callable[..., Any]
-) -> tuple[dict[str, str], set[str]]:
-    """Read every device's facts before anything is loaded anywhere: (device → why it is not the device the
-    inventory names, devices that could not be asked — their own turn checks them again)."""
+    fabric: Fabric, targets: Targets, names: list[str], opts: ApplyOptions, make_driver: Callable[..., Any],
+    aliases: dict[tuple[str, str], str] | None = None,
+) -> tuple[dict[str, str], set[str], dict[str, str]]:
+    """Identify every device before anything is loaded anywhere (:mod:`fabricgen.deploy.identity`): (device →
+    why it is not the device the inventory names, devices that could not be asked — their own turn checks them
+    again, device → the evidence that identified it when that was not its hostname)."""
 
-    def one(n: str) -> str:
+    def one(n: str) -> tuple[bool, str]:
         driver = make_driver(targets.targets[n], targets.credentials, timeout=opts.timeout,
                              strict_host_keys=opts.strict_host_keys)
         driver.open()
         try:
-            return check_identity(fabric, n, driver.get_facts())
+            return identify_device(fabric, n, targets.targets[n].platform, driver, aliases)
         finally:
             with contextlib.suppress(Exception):
                 driver.close()
 
     results = runner.run(one, names, workers=opts.workers, secrets=targets.secrets(), label="identity")
-    wrong = {n: r.value for n, r in results.by_device.items() if r.value}
-    return wrong, set(results.failed)
+    wrong = {n: r.value[1] for n, r in results.by_device.items() if r.value and not r.value[0]}
+    notes = {n: r.value[1] for n, r in results.by_device.items()
+             if r.value and r.value[0] and not r.value[1].endswith("by its hostname")}
+    return wrong, set(results.failed), notes
 
 
 def recheck(
@@ -572,7 +548,7 @@ def apply(
             ready.add(dev)
     ready -= set(names)
     # identity of every device before anything is loaded anywhere: a swapped hosts entry stops the rollout
-    wrong, unasked = identify(fabric, targets, names, opts, make_driver)
+    wrong, unasked, identified = identify(fabric, targets, names, opts, make_driver, aliases)
     if wrong:
         for i, wave in enumerate(waves, start=1):
             for n in wave:
@@ -596,6 +572,9 @@ def apply(
         results = runner.run(task, wave, workers=opts.workers, secrets=targets.secrets(), label=f"wave {i}")
         for n, r in results.by_device.items():
             report.outcomes[n] = r.value if r.value is not None else Outcome(n, "failed", i, message=r.error or "")
+            if n in identified:  # how a device that does not carry its name yet was recognised
+                o = report.outcomes[n]
+                o.message = "; ".join(m for m in (identified[n], o.message) if m)
             if report.outcomes[n].status in AT_INTENDED:
                 ready.add(n)
         # a later wave can break what an earlier one proved: check the canary and the wave before again

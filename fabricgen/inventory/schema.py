@@ -123,6 +123,27 @@ IfnameList = Annotated[
 ASN = Annotated[int, Field(ge=1, le=4_294_967_294)]
 
 
+def mac_address(value: object) -> str:
+    """A MAC address in any of the usual forms → lower-case, colon-separated (netutils' forms: ``aa:bb:…``,
+    ``aa-bb-…``, ``aabb.ccdd.eeff``, ``aabb-ccdd-eeff``, ``aabbccddeeff``).
+
+    >>> mac_address("00-1C-73-A0-FC-18"), mac_address("001c.73a0.fc18"), mac_address("00:1c:73:a0:fc:18")
+    ('00:1c:73:a0:fc:18', '00:1c:73:a0:fc:18', '00:1c:73:a0:fc:18')
+    """
+    from netutils.mac import is_valid_mac, mac_to_format
+
+    if not isinstance(value, str):
+        raise ValueError("a MAC address such as aa:bb:cc:dd:ee:ff is required (quote it in YAML)")
+    text = value.strip()
+    if not text.isascii() or not is_valid_mac(text):
+        raise ValueError("not a MAC address: write it as aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or aabb.ccdd.eeff")
+    return str(mac_to_format(text, "MAC_COLON_TWO")).lower()
+
+
+MacAddress = Annotated[str, BeforeValidator(mac_address)]
+"""A MAC address, normalised to lower-case colon form (``aa:bb:cc:dd:ee:ff``) at load."""
+
+
 def _network(value: object) -> ipaddress.IPv4Network:
     if not isinstance(value, str):
         raise ValueError("an IPv4 prefix like 10.0.0.0/16 is required")
@@ -700,6 +721,13 @@ class Switch(Strict):
         default=None,
         description="chassis serial number as the device reports it (NAPALM get_facts serial_number); when set, "
                     "apply refuses a device at this switch's address that reports another serial",
+    )
+    chassis_mac: MacAddress | None = Field(
+        default=None,
+        description="the chassis MAC the switch's LLDP agent advertises as its chassis ID (NX-OS: the chassis "
+                    "base MAC of `show sprom backplane 1`); aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or aabb.ccdd.eeff; "
+                    "when set, apply refuses a device at this switch's address with another chassis MAC, or one "
+                    "whose chassis ID it cannot read",
     )
     base: Base | None = Field(default=None, description="base configuration over its role's and the defaults")
 

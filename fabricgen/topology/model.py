@@ -66,6 +66,7 @@ class Switch:
     src: SourcePos | None = None
     release: str = ""  # NOS release rendered for ("5.14"); "" on platforms without release-specific syntax
     serial: str = ""  # chassis serial the inventory records ("" not recorded); apply checks it before a load
+    chassis_mac: str = ""  # chassis MAC the inventory records (aa:bb:cc:dd:ee:ff; "" not recorded); apply checks it
 
     def uplinks(self) -> Iterator[Port]:
         return (p for p in self.ports if p.kind is PortKind.UP)

@@ -125,6 +125,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             loaded.item_pos("switches", i),
             release=s.release,
             serial=s.serial or "",
+            chassis_mac=s.chassis_mac or "",
         )
         for i, s in enumerate(inv.switches)
     ]
@@ -557,7 +558,7 @@ class _Resolver:
             ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
             out[name] = Switch(
                 name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
-                release=b.release, serial=sp.serial,
+                release=b.release, serial=sp.serial, chassis_mac=sp.chassis_mac,
             )
         return out
 

@@ -29,6 +29,7 @@ class SwitchSpec:
     src: SourcePos | None
     release: str | None = None  # as written (switch or intent tier); resolved with the fabric's releases
     serial: str = ""  # chassis serial recorded in the inventory ("" not recorded)
+    chassis_mac: str = ""  # chassis MAC recorded in the inventory, aa:bb:cc:dd:ee:ff ("" not recorded)
 
 
 @fast_init
