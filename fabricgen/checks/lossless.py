@@ -36,7 +36,7 @@ from fabricgen.qos import compute
 from fabricgen.qos.maps import L2_OVERHEAD, dscp_of_tos, map_differences, roce_path_mtu, tos_byte
 from fabricgen.qos.model import FabricQos, NicQos, PortQos
 from fabricgen.topology.memo import per_fabric
-from fabricgen.topology.model import End, Fabric, Link
+from fabricgen.topology.model import End, Fabric, Link, LinkKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,15 +487,15 @@ def host_marking(fabric: Fabric) -> Iterator[Finding]:
 
 def cable_defaults(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-011 (info): links whose headroom assumes the default cable length of their role."""
-    counts: dict[str, int] = defaultdict(int)
-    first: dict[str, Link] = {}
+    counts: dict[LinkKind, int] = defaultdict(int)  # by the member: its ``.value`` is a property call per link
+    first: dict[LinkKind, Link] = {}
     for link in fabric.links:
         if link.length_defaulted and link.b is not None:
-            counts[link.kind.value] += 1
-            first.setdefault(link.kind.value, link)
+            counts[link.kind] += 1
+            first.setdefault(link.kind, link)
     field = {"host": "host", "leaf-spine": "leaf_spine", "spine-core": "spine_core"}
-    for kind, n in sorted(counts.items()):
-        link = first[kind]
+    for kind, n in sorted((member.value, n) for member, n in counts.items()):
+        link = first[LinkKind(kind)]
         assert link.b is not None
         src: SourcePos | None = link.src
         yield Finding(
