@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from types import MappingProxyType
 
 from fabricgen.inventory.schema import SwitchModel
@@ -18,6 +19,7 @@ from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_pol
 from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import Fabric, HostNic, Link, LinkKind, Node, Port, PortKind
 
+_GPU_RAIL = attrgetter("gpu", "rail")
 _CABLE_DEFAULT = {
     LinkKind.HOST: "fabric.cable_defaults.host",
     LinkKind.LEAF_SPINE: "fabric.cable_defaults.leaf_spine",
@@ -68,6 +70,7 @@ class _Computer:
         self._headroom: dict[tuple[object, ...], Mapping[int, Headroom]] = {}
         self._sources: dict[tuple[int, str, str], Mapping[str, str]] = {}
         self._nic_cache: dict[tuple[object, ...], NicQos] = {}
+        self._hca: dict[tuple[str, ...], str] = {}  # RDMA devices in (GPU, rail) order → NCCL_IB_HCA
         # (switch model, platform) → port class key → its class (see _switch)
         self._classes: dict[tuple[str, str], dict[tuple[object, ...], _PortClass]] = {}
 
@@ -285,10 +288,11 @@ class _Computer:
         )
 
     def _nccl(self, node: Node, nics: list[NicQos]) -> NcclEnv:
-        ordered = sorted(nics, key=lambda n: (n.gpu, n.rail))
-        names = [n.rdma_dev for n in ordered]
-        exact = any(a != b and b.startswith(a) for a in names for b in names)
-        hca = ("=" if exact else "") + ",".join(names)
+        names = tuple(n.rdma_dev for n in sorted(nics, key=_GPU_RAIL))
+        hca = self._hca.get(names)
+        if hca is None:  # once per distinct list of RDMA devices (every node of a server model has the same)
+            exact = any(a != b and b.startswith(a) for a in names for b in names)
+            hca = self._hca[names] = ("=" if exact else "") + ",".join(names)
         tos = nics[0].roce_tos if nics else 0
         tos_src = nics[0].sources["roce_tos"] if nics else "default"
         over = node.nic_qos
