@@ -151,18 +151,39 @@ def test_guard_refuses_eos_without_api(tmp_path: Path) -> None:
     assert problems_ == ["the candidate does not enable eAPI (`management api http-commands` / `no shutdown`), "
                          "the access this session uses"]
     codes = [(f.code, f.subject, f.message) for f in run_checks(fabric) if f.code == "FG-BASE-001"]
-    assert ("FG-BASE-001", "spine1",
+    assert ("FG-BASE-001", "eos spine switches",
             "the eos configuration has no eAPI (management api http-commands) (base.api: true); "
-            "`apply` would refuse to replace it") in codes
+            "`apply` would refuse to replace it (2 spine switches: spine1, spine2)") in codes
 
 
-def test_finding_names_switch_without_management() -> None:
+def test_finding_counts_and_names_switches_without_management() -> None:
+    """One FG-BASE-001 per platform and role (not one per switch: a 100k-GPU fabric has 5,720 switches), with
+    how many switches and the first five names."""
     fabric = resolve(load_inventory(INVENTORIES / "su1"))
     found = [f for f in run_checks(fabric) if f.code == "FG-BASE-001"]
-    non_frr = sorted(n for n, s in fabric.switches.items() if s.platform != "frr")
-    assert sorted(f.subject for f in found) == non_frr
-    assert all("no management address (base.mgmt.address)" in f.message for f in found)
+    assert [(f.subject, f.message) for f in found] == [
+        ("nvue leaf switches", "the nvue configuration has no management address (base.mgmt.address); `apply` would "
+         "refuse to replace it (8 leaf switches: leaf-su001-r0, leaf-su001-r1, leaf-su001-r2, leaf-su001-r3, "
+         "leaf-su001-r4 and 3 more)"),
+        ("nvue spine switches", "the nvue configuration has no management address (base.mgmt.address); `apply` "
+         "would refuse to replace it (8 spine switches: spine-01, spine-02, spine-03, spine-04, spine-05 and 3 more)"),
+    ]
+    assert [str(f.src) for f in found] == [str(fabric.pos("intent", "rail_optimized"))] * 2  # where the intent is
     assert not [f for f in run_checks(fabric_as(LAB, "nxos")) if f.code == "FG-BASE-001"]
+
+
+def test_finding_groups_by_what_is_missing(tmp_path: Path) -> None:
+    """Only the switches that lack something are counted (the spines have their API here), grouped by what they
+    lack; the finding points at the first switch of its group."""
+    lab = _lab_with(tmp_path, "base: {defaults: {api: true, mgmt: {address: 192.0.2.9/24}}, "
+                              "roles: {leaf: {api: false}}}\n")
+    fabric = resolve(retarget(load_inventory(lab), "eos"))
+    found = [f for f in run_checks(fabric) if f.code == "FG-BASE-001"]
+    assert [(f.subject, f.message) for f in found] == [
+        ("eos leaf switches", "the eos configuration has no eAPI (management api http-commands) (base.api: true); "
+         "`apply` would refuse to replace it (4 leaf switches: leaf1, leaf2, leaf3, leaf4)"),
+    ]
+    assert found[0].src == fabric.switches["leaf1"].src
 
 
 # --------------------------------------------------------------------------- bad input

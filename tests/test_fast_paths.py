@@ -177,3 +177,68 @@ def test_render_writes_the_same_with_and_without_the_child(tmp_path: Path) -> No
     assert files == sorted(p.relative_to(tmp_path / "forked") for p in (tmp_path / "forked").rglob("*") if p.is_file())
     for f in files:
         assert (tmp_path / "forked" / f).read_bytes() == (tmp_path / "inline" / f).read_bytes(), f
+
+
+_QOS_AND_CHECK_INVENTORIES = sorted(
+    [p for p in (Path(__file__).parent / "data" / "qos").iterdir() if p.is_dir()]
+    + list((Path(__file__).parent / "data" / "checks").glob("*.yaml"))
+    + [Path(__file__).parent.parent / "inventories" / name for name in ("lab", "multi-su", "su1")]
+)
+
+
+@pytest.mark.parametrize("inventory", _QOS_AND_CHECK_INVENTORIES, ids=lambda p: p.name)
+def test_lossless_rules_find_on_distinct_ports_what_they_find_on_every_port(
+    inventory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lossless rules walk each switch's distinct port QoS (checks/lossless._distinct); walking every port, as
+    they did before, gives the same findings in the same order (the qos test inventories break each rule)."""
+    from fabricgen.checks import lossless, run_checks
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.qos import compute
+    from fabricgen.topology.memo import per_fabric
+    from fabricgen.topology.resolve import resolve
+
+    fabric = resolve(load_inventory(inventory))
+    fast = [f.as_dict() for f in run_checks(fabric, lossless.CHECKS)]
+    distinct = lossless._distinct(fabric)
+    fabric = resolve(load_inventory(inventory))  # a new Fabric: nothing memoised
+
+    @per_fabric
+    def every_port(fab: object) -> dict[str, list[object]]:
+        return {name: list(sw.ports.values()) for name, sw in compute(fab).switches.items()}  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lossless, "_distinct", every_port)
+    assert [f.as_dict() for f in run_checks(fabric, lossless.CHECKS)] == fast
+    if inventory.name in ("dscp-map-role", "su1"):  # ports that differ, and ports that do not
+        assert sum(map(len, distinct.values())) < sum(map(len, every_port(fabric).values()))
+
+
+def test_a_port_name_is_placed_per_switch_shape(tmp_path: Path) -> None:
+    """resolve looks a link end up in a table shared by switches of one platform, lane count, modes, native speed
+    and role: the same SONiC name on an 8-lane and on a 4-lane switch is a different cage and breakout."""
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.topology.resolve import resolve
+
+    (tmp_path / "fabric.yaml").write_text(
+        "fabric: {name: shapes}\n"
+        "switches:\n"
+        "  - {name: leaf1, role: leaf, model: dell-z9864f-on, id: 1}\n"
+        "  - {name: leaf2, role: leaf, model: sn5400, platform: sonic, id: 2}\n"
+        "  - {name: leaf3, role: leaf, model: dell-z9864f-on, id: 3}\n"
+        "  - {name: spine1, role: spine, model: dell-z9864f-on, id: 1}\n"
+        "links:\n"
+        "  - {a: leaf1:Ethernet8, b: spine1:Ethernet0, speed: 400G}\n"
+        "  - {a: leaf2:Ethernet8, b: spine1:Ethernet4, speed: 400G}\n"
+        "  - {a: leaf3:Ethernet8, b: spine1:Ethernet8, speed: 400G}\n"
+    )
+    fabric = resolve(load_inventory(tmp_path))
+    placed = {(p.device, p.name): (p.cage, p.sub, p.breakout, p.address) for s in fabric.switches.values()
+              for p in s.ports}
+    assert placed == {
+        ("leaf1", "Ethernet8"): (2, 0, 2, "10.128.4.17/31"),
+        ("leaf2", "Ethernet8"): (3, 0, 1, "10.128.8.17/31"),  # 4 lanes a cage: lane 8 opens cage 3
+        ("leaf3", "Ethernet8"): (2, 0, 2, "10.128.12.17/31"),
+        ("spine1", "Ethernet0"): (1, 0, 2, "10.128.4.16/31"),
+        ("spine1", "Ethernet4"): (1, 1, 2, "10.128.8.16/31"),
+        ("spine1", "Ethernet8"): (2, 0, 2, "10.128.12.16/31"),  # the spine's own Ethernet8, not a leaf's
+    }

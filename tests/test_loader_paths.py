@@ -288,3 +288,45 @@ def test_generated_explicit_fabrics_read_the_same(tmp_path: Path, doc: str) -> N
     f = tmp_path / "fabric.yaml"
     f.write_text(doc, encoding="utf-8")
     assert_agree(f)
+
+
+def _split_files(doc: str, cuts: list[int]) -> list[str]:
+    """``doc`` as a directory's files: the head, then its items split at the ``cuts``-th item boundaries of each of
+    its top-level lists (never before the first: a section stays non-empty), each part under its section's key
+    again (the loader concatenates them back)."""
+    files: list[list[str]] = [[]]
+    section = ""
+    items = 0
+    for line in doc.splitlines(keepends=True):
+        if not line.startswith(" ") and line.rstrip().endswith(":"):
+            section, items = line, 0
+        elif line.startswith("  - ") and section in ("switches:\n", "nodes:\n", "links:\n"):
+            items += 1
+            if items in cuts:
+                files.append([section])
+        files[-1].append(line)
+    return ["".join(f) for f in files]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_explicit_fabric(), cuts=st.lists(st.integers(2, 6), max_size=4))
+def test_split_fabrics_place_positions_as_the_general_walk(tmp_path: Path, doc: str, cuts: list[int]) -> None:
+    """A directory whose files add to top-level lists and sections: the top-level fast path of the position moves
+    (load._move_top_positions) gives every path the position the general walk (load._move_any_positions) gives."""
+    from fabricgen.inventory import load
+
+    d = tmp_path / "inv"
+    d.mkdir(exist_ok=True)
+    for old in d.iterdir():
+        old.unlink()
+    for i, text in enumerate(_split_files(doc, cuts)):
+        (d / f"{i:02d}.yaml").write_text(text, encoding="utf-8")
+    fast_tree, fast, _ = load_tree(d)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(load, "_move_positions", load._move_any_positions)
+        slow_tree, slow, _ = load_tree(d)
+    assert _same(fast_tree, slow_tree)
+    assert dict(fast.items()) == dict(slow.items())
+    assert len(fast_tree["links"]) == doc.count("  - {a:") + doc.count("  - a:")  # every link, once
+    last = len(fast_tree["links"]) - 1
+    assert fast.find(("links", last, "a")) is not None  # the last file's items, under their merged index

@@ -8,16 +8,22 @@ from fabricgen.checks import Finding, Severity
 from fabricgen.inventory.raw import written_lines
 from fabricgen.inventory.releases import NVUE_RADIUS_ACCOUNTING, NVUE_TACACS_COMMAND_AUTHORIZATION, at_least
 from fabricgen.topology.base import merged_base, raw_blocks
-from fabricgen.topology.model import Fabric
+from fabricgen.topology.model import Fabric, Switch
 
 # the API a session of fabricgen's driver uses, where the base's `api: true` is what enables it
 _API = {"eos": "eAPI (management api http-commands)", "junos": "NETCONF over SSH (system services netconf ssh)"}
 
 
+_SHOWN = 5
+"""Switch names a FG-BASE-001 finding lists before it says how many more there are."""
+
+
 def management_access(fabric: Fabric) -> Iterator[Finding]:
     """FG-BASE-001: a switch on EOS, NX-OS, Junos, SONiC or NVUE has a management address in its ``base:`` (and,
     on EOS and Junos, ``api: true``); without them its rendered configuration would remove the access, and
-    ``apply``'s pre-push guard refuses to replace it."""
+    ``apply``'s pre-push guard refuses to replace it. One finding per platform, role and what is missing, with
+    how many switches and the first few names (a base is usually written per fabric or role, not per switch)."""
+    groups: dict[tuple[str, str, str], list[Switch]] = {}
     for name in sorted(fabric.switches):
         sw = fabric.switches[name]
         if sw.platform == "frr":
@@ -29,14 +35,20 @@ def management_access(fabric: Fabric) -> Iterator[Finding]:
         if sw.platform in _API and not base.api:
             missing.append(f"no {_API[sw.platform]} (base.api: true)")
         if missing:
-            yield Finding(
-                "FG-BASE-001",
-                Severity.INFO,
-                name,
-                f"the {sw.platform} configuration has {' and '.join(missing)}; `apply` would refuse to replace it",
-                "add a base: section (defaults, roles, or on the switch) with mgmt.address and api: true",
-                sw.src,
-            )
+            groups.setdefault((sw.platform, sw.role.value, " and ".join(missing)), []).append(sw)
+    for (platform, role, missing_text), switches in groups.items():
+        n = len(switches)
+        shown = ", ".join(sw.name for sw in switches[:_SHOWN])
+        more = f" and {n - _SHOWN:,} more" if n > _SHOWN else ""
+        yield Finding(
+            "FG-BASE-001",
+            Severity.INFO,
+            f"{platform} {role} switches",
+            f"the {platform} configuration has {missing_text}; `apply` would refuse to replace it "
+            f"({n:,} {role} switch{'es' if n != 1 else ''}: {shown}{more})",
+            "add a base: section (defaults, roles, or on the switch) with mgmt.address and api: true",
+            switches[0].src,
+        )
 
 
 def raw_configuration(fabric: Fabric) -> Iterator[Finding]:

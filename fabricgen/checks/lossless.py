@@ -34,9 +34,9 @@ from fabricgen.checks import Finding, Severity
 from fabricgen.errors import SourcePos
 from fabricgen.qos import compute
 from fabricgen.qos.maps import L2_OVERHEAD, dscp_of_tos, map_differences, roce_path_mtu, tos_byte
-from fabricgen.qos.model import FabricQos, NicQos, PortQos
+from fabricgen.qos.model import NicQos, PortQos
 from fabricgen.topology.memo import per_fabric
-from fabricgen.topology.model import End, Fabric, Link
+from fabricgen.topology.model import End, Fabric, Link, LinkKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,27 +50,63 @@ class _End:
     port: PortQos | None
 
 
-def _end(qos: FabricQos, end: End) -> _End | None:
-    port = qos.port(end.device, end.port)
-    if port is not None:
-        return _End(f"{end.device}:{end.port}", port.trust, port.dscp_to_tc, port.pfc_priorities, port.mtu, None, port)
-    nic = qos.nics.get((end.device, end.port))
-    if nic is not None:
-        return _End(f"{end.device}:{end.port}", nic.trust, nic.dscp_to_prio, nic.pfc_priorities, nic.mtu, nic, None)
-    return None
+def _end(end: End, q: PortQos | NicQos) -> _End:
+    """The QoS of a link end as the rules compare it, named (built only for the ends a finding names)."""
+    if isinstance(q, PortQos):
+        return _End(f"{end.device}:{end.port}", q.trust, q.dscp_to_tc, q.pfc_priorities, q.mtu, None, q)
+    return _End(f"{end.device}:{end.port}", q.trust, q.dscp_to_prio, q.pfc_priorities, q.mtu, q, None)
+
+
+def _ends(link: Link, qa: PortQos | NicQos, qb: PortQos | NicQos) -> tuple[_End, _End]:
+    assert link.b is not None  # _links keeps cabled links only
+    return _end(link.a, qa), _end(link.b, qb)
+
+
+def _dscp_map(q: PortQos | NicQos) -> Mapping[int, int]:
+    return q.dscp_to_tc if isinstance(q, PortQos) else q.dscp_to_prio
 
 
 @per_fabric
-def _links(fabric: Fabric) -> list[tuple[Link, _End, _End]]:
-    """Every cabled link with the QoS of both ends (built once per fabric, shared by the rules below)."""
+def _links(fabric: Fabric) -> list[tuple[Link, PortQos | NicQos, PortQos | NicQos]]:
+    """Every cabled link with the QoS of both ends, a switch port's or a host NIC's (built once per fabric,
+    shared by the rules below; :func:`_end` names an end when a rule reports it)."""
     qos = compute(fabric)
-    out = []
+    switches, nics = qos.switches, qos.nics
+    out: list[tuple[Link, PortQos | NicQos, PortQos | NicQos]] = []
     for link in fabric.links:
-        if link.b is None:
+        b = link.b
+        if b is None:
             continue
-        a, b = _end(qos, link.a), _end(qos, link.b)
-        if a is not None and b is not None:
-            out.append((link, a, b))
+        a = link.a
+        sw = switches.get(a.device)
+        qa: PortQos | NicQos | None = sw.ports.get(a.port) if sw is not None else None
+        if qa is None:
+            qa = nics.get((a.device, a.port))
+        sw = switches.get(b.device)
+        qb: PortQos | NicQos | None = sw.ports.get(b.port) if sw is not None else None
+        if qb is None:
+            qb = nics.get((b.device, b.port))
+        if qa is not None and qb is not None:
+            out.append((link, qa, qb))
+    return out
+
+
+@per_fabric
+def _distinct(fabric: Fabric) -> dict[str, list[PortQos]]:
+    """Per switch, the first port (in port order) of each distinct QoS: every field but the port's name and peer,
+    shared objects compared by identity. A rule that keeps the first port of each value of some of these fields
+    finds exactly the ports it would find among all of them, as that first port is also the first of its own
+    distinct QoS; so the rules below walk these few ports instead of every port of the fabric."""
+    out: dict[str, list[PortQos]] = {}
+    for name, sw in compute(fabric).switches.items():
+        seen: set[tuple[object, ...]] = set()
+        ports = out[name] = []
+        for port in sw.ports.values():
+            key = (port.speed, port.mtu, port.trust, id(port.dscp_to_tc), id(port.lanes), id(port.pfc_priorities),
+                   id(port.ecn), id(port.headroom), id(port.watchdog), id(port.sources), port.role)
+            if key not in seen:
+                seen.add(key)
+                ports.append(port)
     return out
 
 
@@ -80,7 +116,10 @@ def _prios(values: frozenset[int] | set[int]) -> str:
 
 def trust_mode(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-001: both ends of every link trust DSCP (ConnectX firmware trusts PCP until told)."""
-    for link, a, b in _links(fabric):
+    for link, qa, qb in _links(fabric):
+        if qa.trust == "dscp" and qb.trust == "dscp":
+            continue
+        a, b = _ends(link, qa, qb)
         for end, peer in ((a, b), (b, a)):
             if end.trust != "dscp":
                 what = "host NIC" if end.nic is not None else "switch port"
@@ -105,8 +144,10 @@ def _diff_text(a: Mapping[int, int], b: Mapping[int, int], limit: int = 4) -> st
 def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-002: the DSCP → priority map is identical along every RoCE path: on both ends of every
     link and on every port of each switch."""
-    for link, a, b in _links(fabric):
-        if a.dscp_to_tc is not b.dscp_to_tc and dict(a.dscp_to_tc) != dict(b.dscp_to_tc):
+    for link, qa, qb in _links(fabric):
+        ma, mb = _dscp_map(qa), _dscp_map(qb)
+        if ma is not mb and dict(ma) != dict(mb):
+            a, b = _ends(link, qa, qb)
             yield Finding(
                 "FG-QOS-002",
                 Severity.ERROR,
@@ -115,10 +156,9 @@ def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
                 "use one map fabric-wide (a per-platform or per-role cnp_tc override often causes this)",
                 link.src,
             )
-    qos = compute(fabric)
-    for name, sw in qos.switches.items():
+    for name, distinct in _distinct(fabric).items():
         first: dict[int, PortQos] = {}
-        for port in sw.ports.values():
+        for port in distinct:
             first.setdefault(id(port.dscp_to_tc), port)
         if len(first) > 1:
             ports = list(first.values())
@@ -140,8 +180,9 @@ def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
 def pfc_consistent(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-003: the PFC-enabled priorities are the same on both ends of every link (NIC included)
     and include every lossless lane's priority."""
-    for link, a, b in _links(fabric):
-        if a.pfc != b.pfc:
+    for link, qa, qb in _links(fabric):
+        if qa.pfc_priorities != qb.pfc_priorities:
+            a, b = _ends(link, qa, qb)
             yield Finding(
                 "FG-QOS-003",
                 Severity.ERROR,
@@ -151,10 +192,9 @@ def pfc_consistent(fabric: Fabric) -> Iterator[Finding]:
                 "enable PFC on exactly the lossless priorities on both ends (NIC: mlnx_qos --pfc)",
                 link.src,
             )
-    qos = compute(fabric)
-    for name, sw in qos.switches.items():
+    for name, distinct in _distinct(fabric).items():
         seen: set[tuple[int, int]] = set()
-        for port in sw.ports.values():
+        for port in distinct:
             key = (id(port.lanes), id(port.pfc_priorities))
             if key in seen:
                 continue
@@ -176,9 +216,9 @@ def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-004: CNP lands in a strict-priority (or highest-weight) queue that is not PFC-enabled,
     and NICs send their CNPs with that DSCP and priority."""
     qos = compute(fabric)
-    for name, sw in qos.switches.items():
+    for name, distinct in _distinct(fabric).items():
         seen: set[tuple[int, int, int]] = set()
-        for port in sw.ports.values():
+        for port in distinct:
             key = (id(port.lanes), id(port.pfc_priorities), id(port.dscp_to_tc))
             if key in seen:
                 continue
@@ -257,9 +297,9 @@ def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-005: ECN is on for the RoCE priority: marking on every switch's RoCE egress queue, and
     notification and reaction point on every host NIC."""
     qos = compute(fabric)
-    for name, sw in qos.switches.items():
+    for name, distinct in _distinct(fabric).items():
         seen: set[tuple[int, int]] = set()
-        for port in sw.ports.values():
+        for port in distinct:
             key = (id(port.lanes), id(port.ecn))
             if key in seen:
                 continue
@@ -307,7 +347,7 @@ def ecn_before_pfc(fabric: Fabric) -> Iterator[Finding]:
         src = fabric.switches[name].src
         profiles: dict[int, tuple[PortQos, int]] = {}
         thresholds: dict[int, tuple[PortQos, int]] = {}
-        for port in sw.ports.values():
+        for port in _distinct(fabric)[name]:
             for tc, prof in port.ecn.items():
                 lane = port.lane(tc)
                 if lane is not None and lane.lossless:
@@ -372,7 +412,10 @@ def mtu_path(fabric: Fabric) -> Iterator[Finding]:
                 )
     host_mtu = max(mtus) if mtus else fabric.settings.host_mtu
     need = host_mtu + L2_OVERHEAD
-    for link, a, b in _links(fabric):
+    for link, qa, qb in _links(fabric):
+        if not (isinstance(qa, PortQos) and qa.mtu < need) and not (isinstance(qb, PortQos) and qb.mtu < need):
+            continue
+        a, b = _ends(link, qa, qb)
         for end, peer in ((a, b), (b, a)):
             if end.port is not None and end.mtu < need:
                 yield Finding(
@@ -404,8 +447,8 @@ def storage_separate(fabric: Fabric) -> Iterator[Finding]:
     qos = compute(fabric)
     if qos.policy.shared_lossless:
         return
-    for name, sw in qos.switches.items():
-        for port in sw.ports.values():  # lanes differ between ports only by the CNP class: one port is enough
+    for name, distinct in _distinct(fabric).items():
+        for port in distinct:  # lanes differ between ports only by the CNP class: one port is enough
             training = [lane for lane in port.lanes if lane.purpose == "training"]
             for st in (lane for lane in port.lanes if lane.purpose == "storage"):
                 for tr in training:
@@ -487,15 +530,15 @@ def host_marking(fabric: Fabric) -> Iterator[Finding]:
 
 def cable_defaults(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-011 (info): links whose headroom assumes the default cable length of their role."""
-    counts: dict[str, int] = defaultdict(int)
-    first: dict[str, Link] = {}
+    counts: dict[LinkKind, int] = defaultdict(int)  # by the member: its ``.value`` is a property call per link
+    first: dict[LinkKind, Link] = {}
     for link in fabric.links:
         if link.length_defaulted and link.b is not None:
-            counts[link.kind.value] += 1
-            first.setdefault(link.kind.value, link)
+            counts[link.kind] += 1
+            first.setdefault(link.kind, link)
     field = {"host": "host", "leaf-spine": "leaf_spine", "spine-core": "spine_core"}
-    for kind, n in sorted(counts.items()):
-        link = first[kind]
+    for kind, n in sorted((member.value, n) for member, n in counts.items()):
+        link = first[LinkKind(kind)]
         assert link.b is not None
         src: SourcePos | None = link.src
         yield Finding(
@@ -526,8 +569,8 @@ def _lane_pos(fabric: Fabric, name: str) -> SourcePos | None:
 def _distinct_ports(fabric: Fabric) -> Iterator[tuple[str, PortQos]]:
     """One port (``switch``, its QoS) per distinct combination of lanes and PFC set in the fabric."""
     seen: set[tuple[int, frozenset[int]]] = set()
-    for name, sw in compute(fabric).switches.items():
-        for port in sw.ports.values():
+    for name, distinct in _distinct(fabric).items():
+        for port in distinct:
             key = (id(port.lanes), port.pfc_priorities)
             if key not in seen:
                 seen.add(key)
@@ -639,12 +682,12 @@ def watchdog_action(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-015: a PFC watchdog action ``forward`` only where the NOS has it; elsewhere the rendered
     configuration would drop (or be refused) while the inventory says the queue keeps forwarding."""
     reported: set[tuple[str, str]] = set()
-    for name, sw in compute(fabric).switches.items():
+    for name, distinct in _distinct(fabric).items():
         platform = fabric.switches[name].platform
         reason = WATCHDOG_DROPS_ONLY.get(platform)
         if reason is None:
             continue
-        for port in sw.ports.values():
+        for port in distinct:
             wd = port.watchdog
             source = port.sources.get("watchdog", "default")
             if wd is None or wd.action != "forward" or (platform, source) in reported:

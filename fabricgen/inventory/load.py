@@ -617,6 +617,14 @@ def _merge(
 
 def _move_positions(new_map: SourceMap, moves: dict[PathKey, int | None], dest: SourceMap) -> None:
     """Add the positions of a merged file under their paths in the merged tree (linear in the positions)."""
+    if all(len(moved) == 1 for moved in moves):  # the usual case, top-level sections only: one lookup per position
+        _move_top_positions(new_map, {moved[0]: offset for moved, offset in moves.items()}, dest)
+    else:
+        _move_any_positions(new_map, moves, dest)
+
+
+def _move_any_positions(new_map: SourceMap, moves: dict[PathKey, int | None], dest: SourceMap) -> None:
+    """:func:`_move_positions` for moves at any depth: each position under its shortest moved ancestor."""
     for key, pos in new_map._pos.items():
         for n in range(1, len(key) + 1):
             if key[:n] not in moves:
@@ -629,6 +637,21 @@ def _move_positions(new_map: SourceMap, moves: dict[PathKey, int | None], dest: 
                 if isinstance(index, int):
                     dest.add((*key[:n], index + offset, *key[n + 1 :]), pos)
             break
+
+
+def _move_top_positions(new_map: SourceMap, moves: dict[str | int, int | None], dest: SourceMap) -> None:
+    """:func:`_move_positions` when every moved path is a top-level key (``moves``: that key → offset)."""
+    add = dest._pos.setdefault  # SourceMap.add: the first position given for a path stays
+    for key, pos in new_map._pos.items():
+        if not key or key[0] not in moves:
+            continue
+        offset = moves[key[0]]
+        if offset is None:
+            add(key, pos)
+        elif len(key) > 1:
+            index = key[1]
+            if isinstance(index, int):
+                add((key[0], index + offset, *key[2:]), pos)
 
 
 def load_tree(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 
 SPEED_PATTERN = r"^\s*([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$"
 """A speed as text (``400G``, ``1.6T``, ``800Gbps``); also the inventory JSON Schema's pattern. ASCII digits only:
@@ -25,20 +26,27 @@ def parse_speed(value: object) -> int:
     elif isinstance(value, float) and value.is_integer():
         gbps = int(value)
     elif isinstance(value, str):
-        m = _SPEED.match(value)
-        if not m:
-            raise ValueError(f"{value!r} is not a speed; write e.g. 400G, 800G or 1.6T")
-        # Decimal, not float: 16.1 × 1000 must be exactly 16100 (binary floats give 16100.000000000002).
-        number, unit = Decimal(m.group(1)), m.group(2).upper()
-        scaled = number * {"M": Decimal("0.001"), "G": Decimal(1), "T": Decimal(1000)}[unit]
-        if scaled != scaled.to_integral_value():
-            raise ValueError(f"{value!r} is not a whole number of Gb/s")
-        gbps = int(scaled)
+        gbps = _speed_text(value)
     else:
         raise ValueError(f"{value!r} is not a speed; write e.g. 400G")
     if gbps <= 0 or gbps > 100_000:
         raise ValueError(f"speed {gbps}G is out of range")
     return gbps
+
+
+@lru_cache(maxsize=256)
+def _speed_text(value: str) -> int:
+    """The Gb/s of a speed written as text (an explicit inventory writes the same few on every link; a text that is
+    not a speed raises each time, as errors are not cached)."""
+    m = _SPEED.match(value)
+    if not m:
+        raise ValueError(f"{value!r} is not a speed; write e.g. 400G, 800G or 1.6T")
+    # Decimal, not float: 16.1 × 1000 must be exactly 16100 (binary floats give 16100.000000000002).
+    number, unit = Decimal(m.group(1)), m.group(2).upper()
+    scaled = number * {"M": Decimal("0.001"), "G": Decimal(1), "T": Decimal(1000)}[unit]
+    if scaled != scaled.to_integral_value():
+        raise ValueError(f"{value!r} is not a whole number of Gb/s")
+    return int(scaled)
 
 
 def format_speed(gbps: int) -> str:

@@ -7,6 +7,8 @@ Linear in the number of ports; everything that depends only on (platform, ASIC, 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from operator import attrgetter
 from types import MappingProxyType
 
 from fabricgen.inventory.schema import SwitchModel
@@ -17,11 +19,24 @@ from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_pol
 from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import Fabric, HostNic, Link, LinkKind, Node, Port, PortKind
 
+_GPU_RAIL = attrgetter("gpu", "rail")
 _CABLE_DEFAULT = {
     LinkKind.HOST: "fabric.cable_defaults.host",
     LinkKind.LEAF_SPINE: "fabric.cable_defaults.leaf_spine",
     LinkKind.SPINE_CORE: "fabric.cable_defaults.spine_core",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class _PortClass:
+    st: PortSettings
+    hb: hr.HeadroomBytes
+    link: Link  # the first port's cable: its length, whether defaulted and its kind are part of the class
+    role: Role
+    local_key: tuple[object, ...]
+    headroom: int  # bytes of headroom the port reserves: size × lossless priorities
+    pgs: int  # its lossless priority groups
+    speed: int
 
 
 def headroom_table(model_name: str, model: SwitchModel) -> hr.HeadroomTable | None:
@@ -55,6 +70,9 @@ class _Computer:
         self._headroom: dict[tuple[object, ...], Mapping[int, Headroom]] = {}
         self._sources: dict[tuple[int, str, str], Mapping[str, str]] = {}
         self._nic_cache: dict[tuple[object, ...], NicQos] = {}
+        self._hca: dict[tuple[str, ...], str] = {}  # RDMA devices in (GPU, rail) order → NCCL_IB_HCA
+        # (switch model, platform) → port class key → its class (see _switch)
+        self._classes: dict[tuple[str, str], dict[tuple[object, ...], _PortClass]] = {}
 
     def run(self) -> FabricQos:
         switches = {name: self._switch(name) for name in self.fabric.switches}
@@ -82,52 +100,60 @@ class _Computer:
             self._bytes[key] = got
         return got
 
+    def _port_class(self, sw_model: str, model: SwitchModel, platform: str, p: Port, link: Link) -> _PortClass:
+        """What a port's QoS depends on besides its name and peer: its settings, its headroom bytes and the cable
+        (shared by every port of the fabric with the same model, platform, role, speed, breakout and cable)."""
+        role: Role = "host" if p.kind is PortKind.HOST else "fabric"
+        st = self.policy.settings(platform, model.asic, role, p.speed)
+        lanes = model.lanes // max(p.breakout, 1)
+        hb = self._headroom_bytes(sw_model, model, p.speed, link.length_m, lanes)
+        # everything a port's headroom and sources depend on, cheap to hash (st is one object per setting)
+        local_key = (id(st), id(hb), link.length_m, link.length_defaulted, link.kind)
+        return _PortClass(st, hb, link, role, local_key, hb.size * len(st.pfc_priorities), len(st.pfc_priorities),
+                          p.speed)
+
     def _switch(self, name: str) -> SwitchQos:
         sw = self.fabric.switches[name]
         model = self.fabric.catalog.switches[sw.model]
         links = self.fabric.links
-        rows: list[tuple[Port, PortSettings, hr.HeadroomBytes, Link, Role, tuple[object, ...]]] = []
+        classes = self._classes.setdefault((sw.model, sw.platform), {})
+        host = PortKind.HOST
+        port_classes: list[_PortClass] = []
         total = 0
         pgs = 0
-        settings = self.policy.settings
         for p in sw.ports:
-            role: Role = "host" if p.kind is PortKind.HOST else "fabric"
-            st = settings(sw.platform, model.asic, role, p.speed)
             link = links[p.link]
-            lanes = model.lanes // max(p.breakout, 1)
-            hb = self._headroom_bytes(sw.model, model, p.speed, link.length_m, lanes)
-            n = len(st.pfc_priorities)
-            total += hb.size * n
-            pgs += n
-            # everything a port's headroom and sources depend on, cheap to hash (st is one object per setting)
-            rows.append((p, st, hb, link, role, (id(st), id(hb), link.length_m, link.length_defaulted, link.kind)))
+            ckey = (p.kind is host, p.speed, p.breakout, link.length_m, link.length_defaulted, link.kind)
+            c = classes.get(ckey)
+            if c is None:
+                c = classes[ckey] = self._port_class(sw.model, model, sw.platform, p, link)
+            total += c.headroom
+            pgs += c.pgs
+            port_classes.append(c)
         pool = model.buffer.total_bytes
         shared = pool - total
         buffer = BufferPlan(pool, total, shared, pgs, f"catalog:{sw.model}")
         ports: dict[str, PortQos] = {}
         mtu = self.mtu
+        # the PortQos fields between its name and its peer, per class: the first port of a local key (in port
+        # order) gives the headroom and sources of every port with that key, as each class has one key
         per_switch: dict[tuple[object, ...], tuple[Mapping[int, Headroom], Mapping[str, str]]] = {}
-        for p, st, hb, link, role, local_key in rows:
-            got = per_switch.get(local_key)
-            if got is None:
-                got = self._port_headroom(sw.model, st, hb, link, role, shared)
-                per_switch[local_key] = got
-            head, sources = got
+        shapes: dict[int, PortQos] = {}  # class → a port of it without name and peer
+        for p, c in zip(sw.ports, port_classes, strict=True):
+            t = shapes.get(id(c))
+            if t is None:
+                got = per_switch.get(c.local_key)
+                if got is None:
+                    got = per_switch[c.local_key] = self._port_headroom(sw.model, c.st, c.hb, c.link, c.role, shared)
+                head, sources = got
+                st = c.st
+                t = shapes[id(c)] = PortQos(
+                    name, "", c.speed, mtu, st.trust, st.dscp_to_tc, st.lanes, st.pfc_priorities, st.ecn, head,
+                    st.watchdog, sources, c.role,
+                )
             ports[p.name] = PortQos(
-                name,
-                p.name,
-                p.speed,
-                mtu,
-                st.trust,
-                st.dscp_to_tc,
-                st.lanes,
-                st.pfc_priorities,
-                st.ecn,
-                head,
-                st.watchdog,
-                sources,
-                role,
-                f"{p.peer_device}:{p.peer_port}",
+                name, p.name, t.speed, t.mtu, t.trust, t.dscp_to_tc, t.lanes, t.pfc_priorities, t.ecn, t.headroom,
+                t.watchdog, t.sources, t.role, f"{p.peer_device}:{p.peer_port}",
             )
         any_st = self.policy.settings(sw.platform, model.asic, "fabric", model.native_speed)
         return SwitchQos(
@@ -262,10 +288,11 @@ class _Computer:
         )
 
     def _nccl(self, node: Node, nics: list[NicQos]) -> NcclEnv:
-        ordered = sorted(nics, key=lambda n: (n.gpu, n.rail))
-        names = [n.rdma_dev for n in ordered]
-        exact = any(a != b and b.startswith(a) for a in names for b in names)
-        hca = ("=" if exact else "") + ",".join(names)
+        names = tuple(n.rdma_dev for n in sorted(nics, key=_GPU_RAIL))
+        hca = self._hca.get(names)
+        if hca is None:  # once per distinct list of RDMA devices (every node of a server model has the same)
+            exact = any(a != b and b.startswith(a) for a in names for b in names)
+            hca = self._hca[names] = ("=" if exact else "") + ",".join(names)
         tos = nics[0].roce_tos if nics else 0
         tos_src = nics[0].sources["roce_tos"] if nics else "default"
         over = node.nic_qos

@@ -49,7 +49,8 @@ def summarize(fabric: Fabric, worst: int = 5) -> dict[str, Any]:
         {"kind": kind, "type": ctype, "length_m": length, "count": count}
         for (kind, ctype, length), count in sorted(cable_counts(fabric).items())
     ]
-    defaulted = sorted({(link.kind.value, link.length_m) for link in fabric.links if link.length_defaulted})
+    defaulted = sorted({(kind.value, length) for kind, length in
+                        {(link.kind, link.length_m) for link in fabric.links if link.length_defaulted}})
     out: dict[str, Any] = {
         "fabric": fabric.name,
         "totals": {

@@ -118,4 +118,6 @@ def top_tier(fabric: Fabric) -> Role:
 
 def cable_counts(fabric: Fabric) -> Counter[tuple[str, str, float]]:
     """Cables by (link kind, cable type, length in metres)."""
-    return Counter((link.kind.value, link.cable, link.length_m) for link in fabric.links)
+    # counted by the enum member and named once per distinct row: ``.value`` is a property call per link
+    by_member = Counter((link.kind, link.cable, link.length_m) for link in fabric.links)
+    return Counter({(kind.value, cable, length): n for (kind, cable, length), n in by_member.items()})

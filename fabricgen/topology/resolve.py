@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from ipaddress import IPv4Network
+from operator import attrgetter
 
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.catalog import PLATFORMS, merged
@@ -40,6 +41,7 @@ from fabricgen.topology.spec import LinkSpec, NodeSpec, SwitchSpec
 
 _RANK = {Role.LEAF: 1, Role.SPINE: 2, Role.CORE: 3}
 _ASN_FIELD = {Role.LEAF: "leaf_base", Role.SPINE: "spine_base", Role.CORE: "core"}
+_CAGE_SUB = attrgetter("cage", "sub")  # a switch's ports in front-panel order
 _KIND_BY_RANKS = {(0, 1): LinkKind.HOST, (1, 2): LinkKind.LEAF_SPINE, (2, 3): LinkKind.SPINE_CORE}
 
 
@@ -75,6 +77,9 @@ class _SwitchBuild:
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
     release: str = ""
     breakout_of: dict[int, int] = field(default_factory=dict)  # link speed → ports per cage (link_breakout)
+    # (port, speed) → what _EndInfo holds besides the device and port; one dict shared by every switch of the
+    # same platform, lanes, modes, native speed and role (a port name means the same on all of them)
+    ends: dict[tuple[str, int], tuple[int, int, int, int, int, int]] = field(default_factory=dict)
 
 
 @cache
@@ -158,6 +163,7 @@ class _Resolver:
         self._items: dict[SourcePos, tuple[str, int]] | None = None
         self.release_problems: set[tuple[SourcePos | None, str]] = set()
         self._backend: dict[str, tuple[frozenset[str], int]] = {}  # server model → its NICs' names, their speed
+        self._shapes: dict[tuple[object, ...], dict[tuple[str, int], tuple[int, int, int, int, int, int]]] = {}
 
     def at(self, src: SourcePos | None, key: str) -> SourcePos | None:
         """The position of field ``key`` of the explicit switch, node or link written at ``src`` (its item's
@@ -295,9 +301,11 @@ class _Resolver:
             else:
                 assert platform is not None
                 first_id[sp.role, sp.id] = sp
+                modes = tuple(model.breakouts)
+                shape = (platform, model.native_speed, model.lanes, modes, sp.role)
                 builds[sp.name] = _SwitchBuild(
-                    sp, platform, model.native_speed, model.lanes, model.ports, modes=tuple(model.breakouts),
-                    release=self._release(sp, platform, where),
+                    sp, platform, model.native_speed, model.lanes, model.ports, modes=modes,
+                    release=self._release(sp, platform, where), ends=self._shapes.setdefault(shape, {}),
                 )
                 continue
             self.unusable.add(sp.name)
@@ -350,6 +358,9 @@ class _Resolver:
         build = builds.get(device)
         if build is not None:
             speed = spec.speed or host_speed or build.native
+            known = build.ends.get((port, speed))
+            if known is not None:
+                return _EndInfo(device, port, *known)
             breakout = build.breakout_of.get(speed, 0)
             if not breakout:
                 breakout = build.breakout_of[speed] = link_breakout(build.modes, build.native, build.lanes, speed)
@@ -359,7 +370,8 @@ class _Resolver:
                 self.problem(self.at(spec.src, which), _link_field(spec, which), f"{device}: {exc}")
                 return None
             lane = (pos.cage - 1) * build.lanes + pos.sub * (build.lanes // breakout)
-            return _EndInfo(device, port, _RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
+            known = build.ends[port, speed] = (_RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
+            return _EndInfo(device, port, *known)
         node = nodes.get(device)
         if node is not None:
             backend = self._backend.get(node.model)
@@ -407,42 +419,48 @@ class _Resolver:
             for name, srv in self.catalog.servers.items()
             if srv.backend_nic in self.catalog.nics
         }
+        unusable = self.unusable
+        end_of = self._end
         for spec in specs:
-            if spec.a_device in self.unusable or spec.b_device in self.unusable:
+            a_dev, b_dev = spec.a_device, spec.b_device
+            if a_dev in unusable or b_dev in unusable:
                 continue  # its device's problem is already reported; guessing the speed here would add false ones
-            host_speed = None
-            for dev in (spec.a_device, spec.b_device):
-                if dev in nodes:
-                    host_speed = server_speed[nodes[dev].model]
-            a = self._end(spec, "a", spec.a_device, spec.a_port, builds, nodes, host_speed)
+            node = nodes.get(b_dev) if b_dev is not None else None  # a server at b wins, as it is the later end
+            if node is None:
+                node = nodes.get(a_dev)
+            host_speed = server_speed[node.model] if node is not None else None
+            a = end_of(spec, "a", a_dev, spec.a_port, builds, nodes, host_speed)
             b = (
-                self._end(spec, "b", spec.b_device, spec.b_port, builds, nodes, host_speed)
-                if spec.b_device is not None and spec.b_port is not None
+                end_of(spec, "b", b_dev, spec.b_port, builds, nodes, host_speed)
+                if b_dev is not None and spec.b_port is not None
                 else None
             )
-            if a is None or (spec.b_device is not None and b is None):
+            if a is None or (b_dev is not None and b is None):
                 continue
-            for end in (a, b):
-                if end is None:
-                    continue
-                key = (end.device, end.port)
-                if key in used:
-                    self.problem(
-                        spec.src,
-                        f"links[{spec.a_device}:{spec.a_port}]",
-                        f"port {end.device}:{end.port} is already cabled at {used[key]}",
-                    )
-                    break
-                used[key] = spec.src
-            else:
-                link = self._link(spec, a, b, builds, lengths, pool_of, len(links))
-                if link is None:
-                    continue
-                links.append(link)
-                for end in (a, b):
-                    if end is not None and end.rank == 0:
-                        nic_ends[end.device, end.port] = (link, end)
+            if self._cabled_twice(spec, a, used) or (b is not None and self._cabled_twice(spec, b, used)):
+                continue
+            link = self._link(spec, a, b, builds, lengths, pool_of, len(links))
+            if link is None:
+                continue
+            links.append(link)
+            if a.rank == 0:
+                nic_ends[a.device, a.port] = (link, a)
+            if b is not None and b.rank == 0:
+                nic_ends[b.device, b.port] = (link, b)
         return links, nic_ends
+
+    def _cabled_twice(self, spec: LinkSpec, end: _EndInfo, used: dict[tuple[str, str], SourcePos | None]) -> bool:
+        """Whether ``end``'s port is already cabled (a problem); else it is marked as cabled by ``spec``."""
+        key = (end.device, end.port)
+        if key in used:
+            self.problem(
+                spec.src,
+                f"links[{spec.a_device}:{spec.a_port}]",
+                f"port {end.device}:{end.port} is already cabled at {used[key]}",
+            )
+            return True
+        used[key] = spec.src
+        return False
 
     def _link(
         self,
@@ -485,10 +503,12 @@ class _Resolver:
         anchor = hi if kind is LinkKind.HOST else lo
         anchor_build = builds[anchor.device]
         subnet: str | None = None
+        lo_ip: str | None = None
         pool_name, pool, base, size = pool_of[kind]
         if anchor.cage <= anchor_build.cages and anchor.lane < addressing.PORT_STRIDE:
             try:
-                _, subnet = addressing.p2p_in(base, size, pool, anchor_build.spec.id or 0, anchor.lane)
+                net, subnet = addressing.p2p_in(base, size, pool, anchor_build.spec.id or 0, anchor.lane)
+                lo_ip = f"{addressing.int_to_ip(net + 1)}/31"  # the lower end: the /31's odd address
             except addressing.PoolExhausted as exc:
                 if (pool_name, anchor.device) not in self.exhausted:
                     self.exhausted.add((pool_name, anchor.device))
@@ -511,7 +531,6 @@ class _Resolver:
             spec.src,
         )
         hi_ip = subnet  # the upper end holds the even address: the /31 as written
-        lo_ip = addressing.odd_address(subnet) if subnet else None
         hi_build = builds.get(hi.device)
         if hi_build is not None:
             hi_kind = PortKind.HOST if lo.rank == 0 else PortKind.DOWN
@@ -555,7 +574,7 @@ class _Resolver:
                 key = _ASN_FIELD[sp.role]
                 self.problem(self.loaded.pos("fabric", "asn", key), f"fabric.asn.{key}", f"{name}: {exc}")
                 continue
-            ports = tuple(sorted(b.ports, key=lambda p: (p.cage, p.sub)))
+            ports = tuple(sorted(b.ports, key=_CAGE_SUB))
             out[name] = Switch(
                 name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
                 release=b.release, serial=sp.serial, chassis_mac=sp.chassis_mac,
