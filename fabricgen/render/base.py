@@ -115,6 +115,7 @@ class AaaServerData:
     port: int  # the protocol's default when the inventory leaves it unset
     key: str  # a placeholder
     priority: int  # 1 = tried first (the order written)
+    rank: int = 0  # the same order where the highest number is tried first (n … 1)
 
 
 TACACS_PORT, RADIUS_PORT = 49, 1812
@@ -209,10 +210,12 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
     )
     mgmt = b.mgmt
     aaa = b.aaa
-    tacacs = tuple(AaaServerData(str(s.address), s.port or TACACS_PORT, placeholder(s.key), i)
-                   for i, s in enumerate(aaa.tacacs or (), 1)) if aaa else ()
-    radius = tuple(AaaServerData(str(s.address), s.port or RADIUS_PORT, placeholder(s.key), i)
-                   for i, s in enumerate(aaa.radius or (), 1)) if aaa else ()
+    tacacs_in = (aaa.tacacs or []) if aaa else []
+    radius_in = (aaa.radius or []) if aaa else []
+    tacacs = tuple(AaaServerData(str(s.address), s.port or TACACS_PORT, placeholder(s.key), i, len(tacacs_in) - i + 1)
+                   for i, s in enumerate(tacacs_in, 1))
+    radius = tuple(AaaServerData(str(s.address), s.port or RADIUS_PORT, placeholder(s.key), i, len(radius_in) - i + 1)
+                   for i, s in enumerate(radius_in, 1))
     order = aaa_order(aaa.order if aaa else None, bool(tacacs), bool(radius))
     words = _METHODS[platform]
     authz = command_authorization(aaa.authorization.commands if aaa and aaa.authorization else None,

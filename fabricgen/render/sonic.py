@@ -133,13 +133,13 @@ def _services(b: BaseData, db: dict[str, Any]) -> None:
     if b.tacacs:
         db["TACPLUS"] = {"global": {"auth_type": "pap", "passkey": b.tacacs[0].key, "src_intf": b.mgmt_interface}}
         db["TACPLUS_SERVER"] = {
-            s.address: {"passkey": s.key, "priority": str(len(b.tacacs) - s.priority + 1), "tcp_port": str(s.port),
+            s.address: {"passkey": s.key, "priority": str(s.rank), "tcp_port": str(s.port),
                         "vrf": b.vrf}
             for s in b.tacacs
         }
     if b.radius:
         db["RADIUS_SERVER"] = {
-            s.address: {"auth_port": str(s.port), "passkey": s.key, "priority": str(len(b.radius) - s.priority + 1),
+            s.address: {"auth_port": str(s.port), "passkey": s.key, "priority": str(s.rank),
                         "src_intf": b.mgmt_interface, "vrf": b.vrf}
             for s in b.radius
         }
