@@ -9,6 +9,7 @@ import functools
 import importlib.util
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,6 +25,7 @@ from fabricgen.render.base import RawData, build_raw, yaml_lines
 from fabricgen.render.check import nvue_oracle, sonic_oracle
 from fabricgen.render.data import DeviceData, build_device
 from fabricgen.topology.base import raw_blocks
+from fabricgen.topology.model import Fabric
 from tests.conftest import INVENTORIES, require
 from tests.junos_check import check as junos_check
 from tests.nxos_check import check as nxos_check
@@ -456,3 +458,170 @@ def test_an_accepted_nvue_mapping_lands_as_exactly_that_document(doc: dict[str, 
     assert out.startswith(without)
     docs = YAML(typ="safe", pure=True).load(out)
     assert len(docs) == 2 and docs[1] == {"set": doc}  # its own document, nothing more, nothing less
+
+
+# --------------------------------------------------------------------------- FG-BASE-006: the platform's schema
+
+
+SONIC_YANG = "(SONiC YANG models, sonic-buildimage 086b03b)"
+SAME = "; 5 other switches carry the same block"  # the lab's six switches share base.defaults
+
+
+def _schema_findings(fabric: Fabric) -> list[str]:
+    return [str(f) for f in run_checks(fabric) if f.code == "FG-BASE-006"]
+
+
+def _validate(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    """``fabricgen validate path``: its exit code and its FG-BASE-006 lines."""
+    with pytest.raises(SystemExit) as info:
+        main(["validate", str(path), "--no-summary"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    code = info.value.code
+    assert isinstance(code, int)
+    return code, [x for x in out.splitlines() if "FG-BASE-006" in x]
+
+
+def _need_sonic() -> None:
+    require(sonic_oracle() is not None, "libyang binding not installed")
+
+
+def _need_nvue(release: str) -> None:
+    require(nvue_oracle(release) is not None, f"nvueschema with NVUE {release} is not installed")
+
+
+def test_validate_reports_a_mistyped_sonic_table_at_its_line(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    _need_sonic()
+    path = defaults_block(tmp_path, "sonic", "NTP_SERVERS:\n  10.0.0.1: {}\n")
+    code, lines = _validate(path, capsys)
+    assert code == 1
+    assert lines == [f"{path / 'base.yaml'}:6:9: error FG-BASE-006 leaf1: base.defaults.raw.sonic: NTP_SERVERS: "
+                     f"table is not in any loaded SONiC model {SONIC_YANG}{SAME} — correct the raw block: the "
+                     "switch would refuse this configuration"]
+
+
+def test_validate_reports_a_sonic_field_of_the_wrong_type_at_the_field(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    _need_sonic()
+    # block line 1, the mtu key at column 35 of it: file line 7, column 9 + 35
+    path = defaults_block(tmp_path, "sonic", 'PORTCHANNEL:\n  PortChannel1: {admin_status: up, mtu: "abc", '
+                                             'min_links: "1"}\n')
+    code, lines = _validate(path, capsys)
+    assert code == 1
+    assert [x.split(" — ")[0] for x in lines] == [
+        f"{path / 'base.yaml'}:7:44: error FG-BASE-006 leaf1: base.defaults.raw.sonic: PORTCHANNEL|PortChannel1.mtu: "
+        f'failed to parse data tree: Invalid non-number-encoded uint16 value "abc". {SONIC_YANG}{SAME}']
+
+
+def test_sonic_problems_of_two_rows_are_each_at_their_row(tmp_path: Path) -> None:
+    _need_sonic()
+    block = ('SYSLOG_CONFIG:\n  GLOBAL: {severity: "loud"}\n'
+             'PORTCHANNEL:\n  PortChannel1: {admin_status: up, mtu: "9100", min_links: "1"}\n'
+             '  PortChannel2: {admin_status: sideways}\n')
+    path = defaults_block(tmp_path, "sonic", block)
+    found = [x.split(f" {SONIC_YANG}")[0] for x in _schema_findings(fabric_as(path, "sonic"))]
+    f = path / "base.yaml"
+    assert found == [
+        f"{f}:10:26: error FG-BASE-006 leaf1: base.defaults.raw.sonic: PORTCHANNEL|PortChannel2.admin_status: "
+        'failed to parse data tree: Invalid enumeration value "sideways".',
+        f"{f}:7:20: error FG-BASE-006 leaf1: base.defaults.raw.sonic: SYSLOG_CONFIG|GLOBAL.severity: "
+        'failed to parse data tree: Invalid enumeration value "loud".']
+
+
+def test_a_mistyped_nvue_path_is_reported_at_its_key(tmp_path: Path) -> None:
+    fabric = fabric_as(defaults_block(tmp_path, "nvue", "system:\n  timezon: Etc/UTC\n"), "nvue")
+    release = fabric.switches["leaf1"].release
+    _need_nvue(release)
+    assert _schema_findings(fabric) == [
+        f"{tmp_path / 'lab' / 'base.yaml'}:7:11: error FG-BASE-006 leaf1: base.defaults.raw.nvue: system.timezon: "
+        f'Extra inputs are not permitted (got "Etc/UTC") (NVUE {release} schema){SAME} — correct the raw block: '
+        "the switch would refuse this configuration"]
+
+
+def test_a_value_the_nvue_schema_refuses_is_reported_at_its_key(tmp_path: Path) -> None:
+    fabric = fabric_as(defaults_block(tmp_path, "nvue", "system:\n  timezone: Mars/Olympus_Mons\n"), "nvue")
+    release = fabric.switches["leaf1"].release
+    _need_nvue(release)
+    (found,) = _schema_findings(fabric)
+    assert found.startswith(f"{tmp_path / 'lab' / 'base.yaml'}:7:11: error FG-BASE-006 leaf1: base.defaults.raw."
+                            "nvue: system.timezone: Input should be 'Africa/Abidjan', 'Africa/Accra'")
+    assert f"… (NVUE {release} schema){SAME}" in found  # the schema's 400 time zones, cut
+
+
+def test_a_switch_level_block_names_the_switch_and_its_line(tmp_path: Path) -> None:
+    _need_sonic()
+    path = with_base(tmp_path, "base:\n  defaults:\n    mgmt: {gateway: 192.0.2.1}\n",
+                     switch_raw='{sonic: "NTP_SERVERS: {10.0.0.1: {}}"}')
+    # a quoted block is reported at its key (column 64 of leaf1's line), naming the block's line
+    assert _schema_findings(fabric_as(path, "sonic")) == [
+        f"{path / 'devices.yaml'}:8:64: error FG-BASE-006 leaf1: switches[leaf1].base.raw.sonic: line 1 of the "
+        f"block: NTP_SERVERS: table is not in any loaded SONiC model {SONIC_YANG} — correct the raw block: the "
+        "switch would refuse this configuration"]
+
+
+def test_correct_blocks_have_no_schema_finding(tmp_path: Path) -> None:
+    _need_sonic()
+    sonic = fabric_as(defaults_block(tmp_path / "s", "sonic", BLOCKS["sonic"]), "sonic")
+    nvue = fabric_as(defaults_block(tmp_path / "n", "nvue", BLOCKS["nvue"]), "nvue")
+    _need_nvue(nvue.switches["leaf1"].release)
+    assert _schema_findings(sonic) == [] and _schema_findings(nvue) == []
+    # ... and the check did judge them: FG-BASE-002 names the switches with the block
+    assert len([f for f in run_checks(sonic) if f.code == "FG-BASE-002"]) == 6
+
+
+def test_a_problem_the_block_did_not_cause_is_not_this_finding(tmp_path: Path) -> None:
+    _need_sonic()
+    # no management gateway: SONiC's MGMT_INTERFACE model refuses the rendered file with or without the block
+    path = with_base(tmp_path, "base:\n  defaults:\n    raw:\n      sonic: |\n        NTP_SERVERS: {x: {}}\n")
+    codes = [f.code for f in run_checks(fabric_as(path, "sonic")) if f.severity.value == "error"]
+    assert "FG-BASE-003" in codes and "FG-BASE-006" not in codes
+
+
+def _no_render(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make rendering and loading an oracle record their call (and fail the check if it happens)."""
+    import fabricgen.render
+    import fabricgen.render.check
+
+    calls: list[str] = []
+
+    def refuse(what: str) -> Any:
+        def called(*args: object, **kwargs: object) -> None:
+            calls.append(what)
+            raise AssertionError(f"{what} called")
+        return called
+
+    monkeypatch.setattr(fabricgen.render, "render_device", refuse("render_device"))
+    monkeypatch.setattr(fabricgen.render.check, "sonic_oracle", refuse("sonic_oracle"))
+    monkeypatch.setattr(fabricgen.render.check, "nvue_oracle", refuse("nvue_oracle"))
+    return calls
+
+
+def test_without_an_nvue_or_sonic_block_nothing_is_rendered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _no_render(monkeypatch)
+    for fabric in (fabric_as(LAB, "sonic"), fabric_as(LAB, "nvue"),
+                   fabric_as(defaults_block(tmp_path, "eos", BLOCKS["eos"]), "eos"),  # a text block
+                   fabric_as(defaults_block(tmp_path / "x", "nvue", BLOCKS["nvue"]), "sonic")):  # another platform's
+        assert _schema_findings(fabric) == []
+    assert calls == []
+
+
+def test_without_the_extra_one_info_finding_says_what_was_not_checked(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import fabricgen.render.check
+
+    calls = _no_render(monkeypatch)
+    monkeypatch.setattr(fabricgen.render.check, "sonic_oracle", lambda: None)
+    monkeypatch.setattr(fabricgen.render.check, "nvue_oracle", lambda release: None)
+    monkeypatch.setattr(fabricgen.render.check, "nvue_releases", lambda: ())
+    sonic = [f for f in run_checks(fabric_as(defaults_block(tmp_path / "s", "sonic", "NTP_SERVERS: {x: {}}\n"),
+                                             "sonic")) if f.code == "FG-BASE-006"]
+    nvue = [f for f in run_checks(fabric_as(defaults_block(tmp_path / "n", "nvue", BLOCKS["nvue"]), "nvue"))
+            if f.code == "FG-BASE-006"]
+    assert [(f.severity.value, f.message) for f in sonic] == [
+        ("info", "6 switches (leaf1, leaf2, leaf3, …) carry sonic raw blocks that were not checked against SONiC's "
+                 "YANG models: pip install 'fabricgen[yang]'")]
+    assert [(f.severity.value, f.message) for f in nvue] == [
+        ("info", "6 switches (leaf1, leaf2, leaf3, …) carry nvue raw blocks that were not checked against NVIDIA's "
+                 "NVUE schema: pip install 'fabricgen[oracles]'")]
+    assert calls == []  # nothing rendered for an oracle that is not there

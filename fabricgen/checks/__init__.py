@@ -52,9 +52,10 @@ Check = Callable[[Fabric], Iterable[Finding]]
 
 
 def all_checks() -> tuple[Check, ...]:
-    from fabricgen.checks import addressing, base, cabling, capacity, lossless
+    from fabricgen.checks import addressing, base, cabling, capacity, lossless, rawschema
 
-    return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS, *base.CHECKS)
+    return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS, *base.CHECKS,
+            *rawschema.CHECKS)
 
 
 def rule_codes(checks: Iterable[Check] | None = None) -> list[str]:

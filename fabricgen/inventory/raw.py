@@ -33,10 +33,11 @@ Per platform (owned sections / syntax):
   (:data:`JUNOS_OWNED`), and must match a row of :data:`JUNOS_STATEMENTS` (refused otherwise);
 * ``nvue``: a YAML mapping of NVUE's object tree (``system: {timezone: …}``), no anchors, aliases or tags;
   owned object paths (:data:`NVUE_OWNED`) are refused; rendered as a second ``- set:`` document of
-  startup.yaml, which NVUE merges into the first, and validated with NVIDIA's schema by ``render --check``;
+  startup.yaml, which NVUE merges into the first, and validated with NVIDIA's schema of the release by
+  ``validate`` (FG-BASE-006, :mod:`fabricgen.checks.rawschema`) and ``render --check``;
 * ``sonic``: a YAML or JSON mapping of config_db tables (``TABLE: {key: {field: "value"}}``), values
   strings; owned tables (:data:`SONIC_OWNED`) are refused; merged into config_db.json and validated with
-  SONiC's YANG models by ``render --check``.
+  SONiC's YANG models by ``validate`` (FG-BASE-006) and ``render --check``.
 """
 
 from __future__ import annotations
@@ -414,7 +415,7 @@ def _build(node: Any, seen: set[int], depth: int) -> Any:
     return out
 
 
-def _key_lines(text: str) -> dict[tuple[str, ...], tuple[int, int]]:
+def key_lines(text: str) -> dict[tuple[str, ...], tuple[int, int]]:
     """Where each key path of an already parsed block was written (0-based line, column)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.nodes import MappingNode
@@ -438,7 +439,7 @@ def _check_structured(platform: str, text: str) -> Iterator[RawIssue]:
     except _Refused as exc:
         yield RawIssue(exc.line, exc.col, exc.message)
         return
-    where = _key_lines(text)
+    where = key_lines(text)
     if platform == "nvue":
         for owned in NVUE_OWNED:
             node: Any = doc
@@ -527,16 +528,23 @@ def raw_problems(loaded: LoadedInventory) -> list[Problem]:
                 continue
             key = loaded.source.find(path)
             field = field_path(loaded.tree, path)
-            start = _literal_start(key, files) if key is not None else None
-            block = text.split("\n")
-            indent = _block_indent(key, start, block, files) if key is not None and start is not None else 0
             for issue in issues:
-                if key is not None and start is not None:
-                    pos = SourcePos(key.file, start + issue.line, indent + issue.col + 1)
-                    problems.append(Problem(pos, field, issue.message))
-                else:
-                    problems.append(Problem(key, field, f"line {issue.line + 1} of the block: {issue.message}"))
+                pos, lead = block_position(key, text, issue.line, issue.col, files)
+                problems.append(Problem(pos, field, f"{lead}{issue.message}"))
     return problems
+
+
+def block_position(key: SourcePos | None, text: str, line: int, col: int,
+                   files: dict[str, list[str]]) -> tuple[SourcePos | None, str]:
+    """Where line ``line``, column ``col`` (0-based) of the block ``text`` written at ``key`` is in its file, and
+    what a message about it says first: for a literal block scalar its own file line and column and nothing;
+    for a block in any other style the key's position and ``"line N of the block: "``. ``files`` caches the
+    files' lines between calls."""
+    start = _literal_start(key, files) if key is not None else None
+    if key is None or start is None:
+        return key, f"line {line + 1} of the block: "
+    indent = _block_indent(key, start, text.split("\n"), files)
+    return SourcePos(key.file, start + line, indent + col + 1), ""
 
 
 def _lines(file: str, files: dict[str, list[str]]) -> list[str]:
