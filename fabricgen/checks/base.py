@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from fabricgen.checks import Finding, Severity
 from fabricgen.inventory.raw import written_lines
 from fabricgen.inventory.releases import NVUE_RADIUS_ACCOUNTING, NVUE_TACACS_COMMAND_AUTHORIZATION, at_least
-from fabricgen.topology.base import merged_base, raw_blocks
+from fabricgen.topology.base import merged_base, raw_levels
 from fabricgen.topology.model import Fabric, Switch
 
 # the API a session of fabricgen's driver uses, where the base's `api: true` is what enables it
@@ -56,13 +56,12 @@ def raw_configuration(fabric: Fabric) -> Iterator[Finding]:
     sees in the pull request which devices get configuration fabricgen does not model, and how much."""
     for name in sorted(fabric.switches):
         sw = fabric.switches[name]
-        blocks = raw_blocks(fabric, name, sw.platform)
-        if not blocks:
+        written = raw_levels(fabric, name, sw.platform)
+        if not written:
             continue
-        levels = [label for label, level in (("defaults", fabric.base.defaults),
-                                             (f"role {sw.role.value}", fabric.base.roles.get(sw.role)),
-                                             ("switch", fabric.base_overrides.get(name)))
-                  if level is not None and level.raw is not None and sw.platform in level.raw]
+        blocks = tuple(block for _, block in written)
+        levels = ["defaults" if field == "base.defaults" else "switch" if field.startswith("switches[")
+                  else f"role {sw.role.value}" for field, _ in written]
         n = written_lines(sw.platform, blocks)
         yield Finding(
             "FG-BASE-002",

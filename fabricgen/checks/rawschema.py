@@ -24,7 +24,7 @@ from typing import Any
 
 from fabricgen.checks import Finding, Severity
 from fabricgen.errors import SourcePos
-from fabricgen.topology.base import raw_blocks
+from fabricgen.topology.base import raw_blocks, raw_levels
 from fabricgen.topology.model import Fabric, Switch
 
 CODE = "FG-BASE-006"
@@ -132,7 +132,7 @@ def _oracle(oracles: Any, sw: Switch) -> tuple[Callable[[str], list[str]] | None
         if sonic is None:
             return None, "", ("sonic raw blocks that were not checked against SONiC's YANG models: "
                               "pip install 'fabricgen[yang]'")
-        return sonic.problems, f"SONiC YANG models, sonic-buildimage {oracles._sonic_revision()}", ""
+        return sonic.problems, f"SONiC YANG models, sonic-buildimage {oracles.sonic_revision()}", ""
     nvue = oracles.nvue_oracle(sw.release)
     if nvue is None:
         if not oracles.nvue_releases():
@@ -270,17 +270,8 @@ def _where(fabric: Fabric, sw: Switch, path: Path, files: dict[str, list[str]]
     longest part of it), that level's field path, and a lead for a block not written as a literal scalar."""
     from fabricgen.inventory.raw import block_position, key_lines, parse_structured
 
-    levels: list[tuple[tuple[str | int, ...], str, str]] = []  # (source path, field path, block)
-    defaults = fabric.base.defaults
-    if defaults.raw is not None and sw.platform in defaults.raw:
-        levels.append((("base", "defaults"), "base.defaults", defaults.raw[sw.platform]))
-    role = fabric.base.roles.get(sw.role)
-    if role is not None and role.raw is not None and sw.platform in role.raw:
-        levels.append((("base", "roles", sw.role.value), f"base.roles.{sw.role.value}", role.raw[sw.platform]))
-    own = fabric.base_overrides.get(sw.name)
-    if own is not None and own.raw is not None and sw.platform in own.raw:
-        levels.append((("switches", _switch_index(fabric, sw), "base"), f"switches[{sw.name}].base",
-                       own.raw[sw.platform]))
+    levels = [(_source_path(fabric, sw, field), field, block)
+              for field, block in raw_levels(fabric, sw.name, sw.platform)]
     best: tuple[int, int] = (-1, -1)  # (length of the path found, level)
     lines: list[dict[Path, tuple[int, int]]] = []
     for i, (_, _, block) in enumerate(levels):
@@ -304,12 +295,12 @@ def _where(fabric: Fabric, sw: Switch, path: Path, files: dict[str, list[str]]
     return pos, f"{field}.raw.{sw.platform}", lead
 
 
-def _switch_index(fabric: Fabric, sw: Switch) -> int:
-    """The index of ``sw`` in the inventory's ``switches:`` list (its source position's)."""
-    for i in range(len(fabric.switches)):
-        if fabric.pos("switches", i) == sw.src:
-            return i
-    return -1
+def _source_path(fabric: Fabric, sw: Switch, field: str) -> tuple[str | int, ...]:
+    """The inventory source path of a base level named as :func:`raw_levels` names it."""
+    if field.startswith("base."):
+        return tuple(field.split("."))
+    index = next((i for i in range(len(fabric.switches)) if fabric.pos("switches", i) == sw.src), -1)
+    return ("switches", index, "base")
 
 
 CHECKS = (raw_schema,)

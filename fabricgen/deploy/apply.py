@@ -62,7 +62,7 @@ from typing import Any
 from fabricgen.deploy import runner
 from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds, semantics
 from fabricgen.deploy.credentials import error_line, redact
-from fabricgen.deploy.identity import identify_device
+from fabricgen.deploy.identity import by_hostname, identify_device
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.secrets import substitute
@@ -441,7 +441,7 @@ def identify(
     results = runner.run(one, names, workers=opts.workers, secrets=targets.secrets(), label="identity")
     wrong = {n: r.value[1] for n, r in results.by_device.items() if r.value and not r.value[0]}
     notes = {n: r.value[1] for n, r in results.by_device.items()
-             if r.value and r.value[0] and not r.value[1].endswith("by its hostname")}
+             if r.value and r.value[0] and r.value[1] != by_hostname(n)}
     return wrong, set(results.failed), notes
 
 

@@ -257,7 +257,7 @@ def identity(
                           "of this fabric"
         return True, f"identified as {name} by its {' and '.join(proofs)}"
     if normalize_host(host) == normalize_host(name):
-        return True, f"identified as {name} by its hostname"
+        return True, by_hostname(name)
     hint = "record its serial: or chassis_mac: in the inventory to configure a device that does not carry its " \
            "name yet"
     if other is not None or lldp is None:
@@ -267,6 +267,12 @@ def identity(
         return False, f"the device at this address is {host or '(no hostname)'} (hostname), not {name}, and " \
                       f"{evidence}; {hint}"
     return True, f"identified as {name} although it calls itself {host or '(no hostname)'}: {evidence}"
+
+
+def by_hostname(name: str) -> str:
+    """The evidence of a device identified as ``name`` by its hostname alone (the usual case, left out of the
+    apply report)."""
+    return f"identified as {name} by its hostname"
 
 
 def needs_lldp(fabric: Fabric, name: str, facts: dict[str, Any]) -> bool:

@@ -72,7 +72,7 @@ _METHODS: dict[str, dict[str, str | None]] = {
 # command authorization and accounting methods → the platform's words (None: not rendered on that platform;
 # FG-BASE-005 says so). NX-OS names its server groups (`aaa group server tacacs+ TACACS`), Junos its
 # accounting destinations (`system accounting destination tacplus|radius`), SONiC the AAA table's methods.
-_AUTHZ_WORDS: dict[str, dict[str, str | None]] = {
+_AUTHZ_WORDS: dict[str, dict[str, str]] = {
     "eos": {"tacacs": "group tacacs+", "local": "local"},
     "nxos": {"tacacs": "group TACACS", "local": "local"},
     "junos": {"tacacs": "tacplus", "local": "local"},
@@ -240,7 +240,7 @@ def build_base(fabric: Fabric, name: str, platform: str) -> BaseData | None:
         aaa_order=order,
         login_methods=tuple(w for w in (words[m] for m in order) if w is not None),
         command_authorization=authz,
-        authz_methods=tuple(w for w in (_AUTHZ_WORDS[platform][m] for m in authz) if w is not None),
+        authz_methods=tuple(_AUTHZ_WORDS[platform][m] for m in authz),
         accounting=acct,
         acct_methods=tuple(w for w in (_ACCT_WORDS[platform][m] for m in acct) if w is not None),
         remote_template=platform == "junos" and bool(authz) and "remote" not in (b.users or {}),

@@ -296,7 +296,7 @@ class ToCheck:
     text: str
 
 
-def _sonic_revision() -> str:
+def sonic_revision() -> str:
     for line in (SONIC_YANG_DIR / "SOURCE.txt").read_text(encoding="utf-8").splitlines():
         if line.startswith("Commit"):
             return line.split(":", 1)[1].strip()[:7]
@@ -315,7 +315,7 @@ def check_files(files: Iterable[ToCheck]) -> list[Checked]:
         if plat == "sonic":
             sonic = sonic_oracle()
             validate = sonic.problems if sonic is not None else None
-            name = f"libyang + SONiC YANG models (sonic-buildimage {_sonic_revision()})" if sonic else \
+            name = f"libyang + SONiC YANG models (sonic-buildimage {sonic_revision()})" if sonic else \
                 "not run: the libyang binding is not installed (pip install 'fabricgen[yang]')"
         else:
             nvue = nvue_oracle(release)

@@ -47,11 +47,18 @@ def merged_base(fabric: Fabric, name: str) -> Base:
     return Base.model_validate(merged, strict=False)
 
 
+def raw_levels(fabric: Fabric, name: str, platform: str) -> tuple[tuple[str, str], ...]:
+    """Switch ``name``'s raw blocks for ``platform`` with the level that wrote each (``base.defaults``,
+    ``base.roles.<role>``, ``switches[<name>].base``), in merge order; unset levels left out."""
+    sw = fabric.switches[name]
+    levels = [("base.defaults", fabric.base.defaults), (f"base.roles.{sw.role.value}", fabric.base.roles.get(sw.role)),
+              (f"switches[{name}].base", fabric.base_overrides.get(name))]
+    return tuple((label, level.raw[platform]) for label, level in levels
+                 if level is not None and level.raw is not None and platform in level.raw)
+
+
 def raw_blocks(fabric: Fabric, name: str, platform: str) -> tuple[str, ...]:
     """Switch ``name``'s raw blocks for ``platform``, in merge order: defaults, role, switch (unset levels left
     out). Each was checked on its own by :func:`fabricgen.inventory.raw.check_raw` when the inventory was
     resolved."""
-    sw = fabric.switches[name]
-    levels = [fabric.base.defaults, fabric.base.roles.get(sw.role), fabric.base_overrides.get(name)]
-    return tuple(level.raw[platform] for level in levels
-                 if level is not None and level.raw is not None and platform in level.raw)
+    return tuple(block for _, block in raw_levels(fabric, name, platform))
