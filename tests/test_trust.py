@@ -587,6 +587,31 @@ def test_speeds_round_trip(gbps: int) -> None:
     assert parse_speed(format_speed(gbps)) == gbps
 
 
+def test_each_node_gets_the_nccl_ib_hca_of_its_own_rdma_devices(tmp_path: Path) -> None:
+    """NCCL_IB_HCA is built once per distinct list of RDMA devices: server models whose lists share their first
+    device, or differ only in a prefix-sharing name (mlx5_1 / mlx5_10, which needs NCCL's exact-match ``=``),
+    each keep their own list."""
+    import copy
+
+    tree = base_tree()
+    servers = tree["catalog"]["servers"]
+    for model, devs in (("srv2", ("mlx5_0", "mlx5_7")), ("srv3", ("mlx5_1", "mlx5_10"))):
+        servers[model] = copy.deepcopy(servers["srv"])
+        for nic, dev in zip(servers[model]["backend"], devs, strict=True):
+            nic["rdma_dev"] = dev
+    tree["nodes"] += [{"name": "gpu02", "model": "srv2", "unit": 1}, {"name": "gpu03", "model": "srv3", "unit": 1}]
+    tree["links"] += [
+        {"a": "gpu02:enp1s0np0", "b": "leaf1:Ethernet8", "length_m": 3},
+        {"a": "gpu02:enp2s0np0", "b": "leaf1:Ethernet12", "length_m": 3},
+        {"a": "gpu03:enp1s0np0", "b": "leaf1:Ethernet16", "length_m": 3},
+        {"a": "gpu03:enp2s0np0", "b": "leaf1:Ethernet20", "length_m": 3},
+    ]
+    fabric = resolve(load_inventory(write_tree(tree, tmp_path / "inv.yaml")))
+    nccl = compute(fabric).nccl
+    got = {node: sourced(tmp_path, nccl_env(nccl[node]))["NCCL_IB_HCA"] for node in ("gpu01", "gpu02", "gpu03")}
+    assert got == {"gpu01": "mlx5_0,mlx5_1", "gpu02": "mlx5_0,mlx5_7", "gpu03": "=mlx5_1,mlx5_10"}
+
+
 def test_gid_index_auto_leaves_the_variable_unset(tmp_path: Path) -> None:
     tree = base_tree()
     tree["qos"]["nccl"] = {"gid_index": "auto", "socket_ifname": "=eth0,eth1"}
