@@ -26,11 +26,15 @@ from typing import Any
 import yaml
 
 from fabricgen.errors import Problem, SourcePos
-from fabricgen.inventory import scalars
+from fabricgen.inventory import flowline, scalars
 
 PathKey = tuple[str | int, ...]
 Raw = int  # (file id << 64) | (line << 32) | column, 1-based: made a SourcePos only when looked up
 _LOW = (1 << 32) - 1
+FLOW = 1 << 31
+"""Set in the position of a one-line item :mod:`fabricgen.inventory.flowline` read: its keys have no position of
+their own recorded, :meth:`fabricgen.inventory.load.SourceMap.find` works them out from the item's line."""
+COLUMN = FLOW - 1  # the column bits of a position
 
 
 def pack(file_id: int, line: int, col: int) -> Raw:
@@ -62,6 +66,11 @@ class Fatal(Exception):
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
+
+
+class _Fallback(Exception):
+    """The copy with one-line items taken out (:mod:`fabricgen.inventory.flowline`) is not read as the original
+    would be: read the original."""
 
 
 class TooBig(Exception):
@@ -160,6 +169,8 @@ class Reader:
         self.building = True
         self._index: dict[PathKey, Raw] = {}
         self._indexed = 0
+        self.taken: dict[int, tuple[int, dict[str, Any]]] = {}  # one-line items flowline read, by 0-based line
+        self.placed = 0  # how many of them were put in the tree
 
     # ------------------------------------------------------------------ helpers
 
@@ -167,7 +178,7 @@ class Reader:
         return pack(0, mark.line + 1, mark.column + 1) | self.base
 
     def src(self, raw: Raw) -> SourcePos:
-        return SourcePos(self.name, (raw >> 32) & _LOW, raw & _LOW)
+        return SourcePos(self.name, (raw >> 32) & _LOW, raw & COLUMN)
 
     def at(self, mark: Any) -> SourcePos:
         return SourcePos(self.name, mark.line + 1, mark.column + 1)
@@ -322,7 +333,27 @@ class Reader:
     # ------------------------------------------------------------------ the event loop
 
     def read(self) -> tuple[Any, list[PathKey], list[Raw]]:
-        """The file's value (None for an empty file) and its positions; raises Fatal or Unsupported."""
+        """The file's value (None for an empty file) and its positions; raises Fatal or Unsupported.
+
+        The one-line items :mod:`fabricgen.inventory.flowline` can read are read there, and libyaml parses the
+        rest; unless that gives a clean read with every item placed where libyaml reports its placeholder, the
+        original text is read as a whole (so every problem is found, and reported, on the original).
+        """
+        copy, taken = flowline.take(self.text)
+        if taken:
+            trial = Reader(self.name, self.base >> 64, copy, self.max_depth, self.budget)
+            trial.taken = taken
+            try:
+                result = trial._read()
+            except (Fatal, Unsupported, _Fallback):
+                result = None
+            if result is not None and trial.placed == len(taken) and not trial.problems:
+                self.root, self.paths, self.raws = result
+                self.taken = taken
+                return result
+        return self._read()
+
+    def _read(self) -> tuple[Any, list[PathKey], list[Raw]]:
         loader = yaml.CSafeLoader(self.text)
         try:
             self._events(loader.get_event)
@@ -363,6 +394,7 @@ class Reader:
         construct_plain = scalars.construct_plain
         keep = _KEEP
         no_key = _NO_KEY
+        taken = self.taken
         top: _Frame | None = None
         while True:
             event = get_event()
@@ -401,6 +433,10 @@ class Reader:
                 if keys is None:  # a sequence item
                     path: PathKey = (*top.path, len(top.out))
                     add_path(path)
+                    if taken and mark.line in taken:  # the placeholder of a one-line item flowline read
+                        add_raw(raw | FLOW)
+                        self._place_taken(taken[mark.line], event, path, depth, top)
+                        continue
                     add_raw(raw)
                 elif top.key is no_key:  # a key
                     if not is_string or value in keys:
@@ -446,7 +482,28 @@ class Reader:
             elif cls is stream_end:
                 return
 
+    def _place_taken(
+        self, item: tuple[int, dict[str, Any]], event: Any, path: PathKey, depth: int, top: _Frame
+    ) -> None:
+        """Put a one-line item flowline read where libyaml reported its placeholder (at ``path``, its position
+        recorded with :data:`FLOW`), charged to the budget as its nodes would be."""
+        col, value = item
+        if (
+            event.start_mark.column + 1 != col
+            or event.value != flowline.PLACEHOLDER
+            or depth + 1 >= self.max_depth + 1
+            or len(path) + 1 > self.max_depth
+        ):
+            raise _Fallback
+        self.budget -= 1 + len(value)
+        if self.budget < 0:
+            raise _Fallback
+        top.out.append(value)
+        self.placed += 1
+
     def _scalar(self, event: Any) -> None:
+        if self.taken and event.start_mark.line in self.taken:  # a placeholder somewhere the fast path is not
+            raise _Fallback
         tag = event.tag
         value: Any
         if tag is None and event.implicit[0]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import errno
 import os
+import re
 import stat
 import types
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,7 +40,7 @@ from ruamel.yaml.reader import Reader
 from ruamel.yaml.scalarbool import ScalarBoolean
 
 from fabricgen.errors import InputError, Problem, SourcePos
-from fabricgen.inventory import cyaml, scalars
+from fabricgen.inventory import cyaml, flowline, scalars
 from fabricgen.inventory.schema import Inventory, Name
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -84,15 +85,46 @@ class SourceMap:
 
     def __init__(self) -> None:
         self._pos: dict[PathKey, SourcePos | RawPos] = {}
+        # the text of each file (by id) with one-line items read by flowline, and where its lines start
+        self.texts: dict[int, str] = {}
+        self._starts: dict[int, list[int]] = {}
 
     def add(self, path: PathKey, pos: SourcePos | RawPos) -> None:
         self._pos.setdefault(path, pos)
 
     def _get(self, key: PathKey) -> SourcePos | None:
         pos = self._pos.get(key)
+        if pos is None:
+            pos = self._flow_key(key)
+            if pos is None:
+                return None
         if isinstance(pos, int):
-            pos = self._pos[key] = SourcePos(_FILES[pos >> 64], (pos >> 32) & 0xFFFFFFFF, pos & 0xFFFFFFFF)
+            src = SourcePos(_FILES[pos >> 64], (pos >> 32) & 0xFFFFFFFF, pos & cyaml.COLUMN)
+            if not pos & cyaml.FLOW:  # an item's position keeps its mark: its keys are found from it
+                self._pos[key] = src
+            return src
         return pos
+
+    def _flow_key(self, key: PathKey) -> RawPos | None:
+        """The position of a key of a one-line item flowline read, from the item's line; None if ``key`` is
+        not one."""
+        if not self.texts or len(key) < 2 or not isinstance(key[-1], str):
+            return None
+        item = self._pos.get(key[:-1])
+        if not isinstance(item, int) or not item & cyaml.FLOW:
+            return None
+        col = flowline.key_columns(self._line(item)).get(key[-1])
+        return None if col is None else (item >> 32 << 32) | col
+
+    def _line(self, raw: RawPos) -> str:
+        """The text of the line ``raw`` is on."""
+        file_id, line = raw >> 64, (raw >> 32) & 0xFFFFFFFF
+        text = self.texts[file_id]
+        starts = self._starts.get(file_id)
+        if starts is None:
+            starts = self._starts[file_id] = [0, *(m.end() for m in re.finditer("\n", text))]
+        end = text.find("\n", starts[line - 1])
+        return text[starts[line - 1] : None if end < 0 else end]
 
     def find(self, path: Sequence[str | int]) -> SourcePos | None:
         """The position of ``path``, or of its closest ancestor that has one."""
@@ -105,13 +137,18 @@ class SourceMap:
         return self._get(())
 
     def items(self) -> Iterator[tuple[PathKey, SourcePos]]:
-        for key in self._pos:
+        """Every recorded position, the keys of one-line items included."""
+        for key, raw in list(self._pos.items()):
             pos = self._get(key)
             assert pos is not None
             yield key, pos
-
-    def __len__(self) -> int:
-        return len(self._pos)
+            if isinstance(raw, int) and raw & cyaml.FLOW:
+                for name in flowline.key_columns(self._line(raw)):
+                    child = (*key, name)
+                    if child not in self._pos:
+                        found = self._get(child)
+                        assert found is not None
+                        yield child, found
 
 
 _ITEM_SECTIONS = ("switches", "nodes", "links")
@@ -518,6 +555,8 @@ def _parse_libyaml(
     paths.reverse()  # the first position recorded for a path wins, as in SourceMap.add
     raws.reverse()
     source._pos.update(zip(paths, raws, strict=True))
+    if reader.taken:
+        source.texts[reader.base >> 64] = text
     return doc
 
 
@@ -671,6 +710,7 @@ def load_tree(
         tree = _parse_file(f, file_map, problems, use_libyaml)
         if tree is None:
             continue
+        source.texts.update(file_map.texts)
         if not merged:
             merged.update(tree)
             source._pos.update(file_map._pos)
