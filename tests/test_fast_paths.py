@@ -179,6 +179,42 @@ def test_render_writes_the_same_with_and_without_the_child(tmp_path: Path) -> No
         assert (tmp_path / "forked" / f).read_bytes() == (tmp_path / "inline" / f).read_bytes(), f
 
 
+def _validate(inventory: Path, threshold: int, fmt: str) -> str:
+    """``fabricgen validate`` with the QoS rules in a child from ``threshold`` switches on; its output, exit code
+    and whether a child was forked."""
+    code = ("import fabricgen.cli.validate as v\nfrom fabricgen.cli import background, main\n"
+            f"v.FORK_SWITCHES = {threshold}\n"
+            "start = background.start\nforked = []\n"
+            "def spy(work, fork=True):\n"
+            "    forked.append(fork and background.can_fork())\n"
+            "    return start(work, fork)\n"
+            "background.start = spy\n"
+            "try:\n"
+            f"    main(['validate', '--format', {fmt!r}, {str(inventory)!r}])\n"
+            "except SystemExit as exc:\n    print('exit', exc.code, 'forked', forked)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_validate_finds_the_same_with_the_qos_rules_in_a_child(fmt: str) -> None:
+    """The QoS rules (FG-QOS-*) run in a child on a large fabric while the others (FG-BASE-001 here) run in the
+    parent: the same findings, in the same order, as in one process."""
+    data = Path(__file__).parent / "data"
+    outputs = {}
+    for inventory in (data / "qos/watchdog-forward", data / "qos/dscp-map-role", data / "checks/FG-CAP-005.yaml"):
+        forked = _validate(inventory, 1, fmt)
+        inline = _validate(inventory, 10**9, fmt)
+        assert forked.splitlines()[-1].endswith("forked [True]")
+        assert inline.splitlines()[-1].endswith("forked [False]")
+        assert forked.split(" forked")[0] == inline.split(" forked")[0]
+        outputs[inventory.name] = forked
+    both = outputs["watchdog-forward"]
+    assert "exit 1" in both
+    assert all(code in both for code in ("FG-QOS-011", "FG-QOS-015", "FG-BASE-001"))  # from the child and the parent
+    assert "FG-CAP-005" in outputs["FG-CAP-005.yaml"]
+
+
 _QOS_AND_CHECK_INVENTORIES = sorted(
     [p for p in (Path(__file__).parent / "data" / "qos").iterdir() if p.is_dir()]
     + list((Path(__file__).parent / "data" / "checks").glob("*.yaml"))

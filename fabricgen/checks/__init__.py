@@ -70,6 +70,11 @@ def rule_codes(checks: Iterable[Check] | None = None) -> list[str]:
 
 def run_checks(fabric: Fabric, checks: Iterable[Check] | None = None) -> list[Finding]:
     """Run every check and return the findings, errors first, then by code and subject."""
-    findings = [f for check in (checks or all_checks()) for f in check(fabric)]
+    return ordered([f for check in (checks or all_checks()) for f in check(fabric)])
+
+
+def ordered(findings: list[Finding]) -> list[Finding]:
+    """``findings`` sorted in place, errors first, then by code and subject (a stable sort: findings of one
+    rule about one subject keep the order their check gave them); returned."""
     findings.sort(key=lambda f: (_ORDER[f.severity], f.code, f.subject))
     return findings
