@@ -13,8 +13,14 @@ Each command runs in a fresh process (interpreter start, imports and output incl
 and any child it forks), the largest peak RSS of one process, and the 1-minute load average and CPU model
 when the runs ended. For a fair wall time on a shared machine, run it under ``nice -n -5`` (as root).
 
-    python bench/fabrics.py                      # everything (about 10 minutes on two cores)
+    python bench/fabrics.py                      # everything (about 15 minutes on two cores)
     python bench/fabrics.py --only 16x512 16k    # chosen fabrics
+    python bench/fabrics.py --into memory        # render into /dev/shm only (see below)
+
+``render`` writes into the temporary directory (on disk) and, where there is one, into a memory file system
+(``/dev/shm``); ``--into disk|memory|both`` (default both). The CPU time is printed split into user and system
+time: the system time is mostly the file system's, and a virtual disk that slows down as files are created and
+deleted (as this machine's does) can double a render's wall time whatever fabricgen does.
 """
 
 from __future__ import annotations
@@ -34,13 +40,13 @@ sys.path.insert(0, str(HERE))
 from avd import INVENTORY as AVD_INTENT  # noqa: E402 (bench/avd.py)
 from explicit import explicit_files  # noqa: E402
 from intents import intent_yaml  # noqa: E402
-from machine import context  # noqa: E402
+from machine import context, filesystem, memory_root  # noqa: E402
 
 FABRICS = {"16x512": AVD_INTENT, "16k": intent_yaml("bench16k", 63), "100k": intent_yaml("bench100k", 391)}
 
 
-def run(args: list[str]) -> tuple[int, float, float, float]:
-    """Exit code, wall seconds, CPU seconds (user + system, children included) and peak RSS (MB) of one
+def run(args: list[str]) -> tuple[int, float, float, float, float]:
+    """Exit code, wall seconds, user and system CPU seconds (children included) and peak RSS (MB) of one
     ``fabricgen`` command in a fresh process."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -51,21 +57,24 @@ def run(args: list[str]) -> tuple[int, float, float, float]:
         if code not in (0, 1):
             err.seek(0)
             raise SystemExit(f"fabricgen {' '.join(args)}: exit {code}\n{err.read().decode()[-2000:]}")
-    return code, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return code, wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure(label: str, args: list[str], runs: int, out: Path | None = None) -> float:
     """Print one figure line (medians of ``runs``); return the median CPU seconds."""
-    walls, cpus, rss = [], [], 0.0
+    walls, users, systems, rss = [], [], [], 0.0
     for _ in range(runs):
         if out is not None:
             shutil.rmtree(out, ignore_errors=True)  # render to an empty directory every time
-        _, wall, cpu, peak = run(args)
+        _, wall, user, system, peak = run(args)
         walls.append(wall)
-        cpus.append(cpu)
+        users.append(user)
+        systems.append(system)
         rss = max(rss, peak)
-    wall_med, cpu_med = statistics.median(walls), statistics.median(cpus)
-    print(f"  {label:34s} wall {wall_med:6.2f} s  CPU {cpu_med:6.2f} s  peak RSS {rss:6,.0f} MB  "
+    wall_med = statistics.median(walls)
+    cpu_med = statistics.median(u + s for u, s in zip(users, systems, strict=True))
+    print(f"  {label:44s} wall {wall_med:6.2f} s  CPU {cpu_med:6.2f} s (user {statistics.median(users):.2f}, "
+          f"system {statistics.median(systems):.2f})  peak RSS {rss:6,.0f} MB  "
           f"(runs: {', '.join(f'{w:.2f}' for w in walls)} s) — {context()}", flush=True)
     if out is not None:
         shutil.rmtree(out, ignore_errors=True)
@@ -77,27 +86,42 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", nargs="*", choices=sorted(FABRICS), default=sorted(FABRICS, key=list(FABRICS).index))
     parser.add_argument("--no-render", action="store_true", help="validate only")
+    parser.add_argument("--into", choices=["disk", "memory", "both"], default="both",
+                        help="where render writes: the temporary directory, /dev/shm, or both")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        for name in args.only:
-            text = FABRICS[name]
-            intent = root / f"{name}-intent.yaml"
-            intent.write_text(text)
-            files = explicit_files(text, root)
-            explicit = root / f"{name}-explicit"
-            explicit.mkdir()
-            for fname, body in files.items():
-                (explicit / fname).write_text(body)
-            size = sum(len(b) for b in files.values()) / 1e6
-            print(f"{name}: explicit twin {size:.1f} MB in {len(files)} file(s); {args.runs} runs each", flush=True)
-            cpu_i = measure(f"{name} intent validate", ["validate", "--format", "json", str(intent)], args.runs)
-            cpu_e = measure(f"{name} explicit validate", ["validate", "--format", "json", str(explicit)], args.runs)
-            print(f"  {name} explicit / intent validate CPU: {cpu_e / cpu_i:.2f}x", flush=True)
-            if not args.no_render:
-                out = root / "out"
-                measure(f"{name} intent render to disk", ["render", str(intent), "-o", str(out)], args.runs, out)
-                measure(f"{name} explicit render to disk", ["render", str(explicit), "-o", str(out)], args.runs, out)
+        outs: dict[str, Path] = {}
+        if args.into in ("disk", "both"):
+            outs[f"{filesystem(tmp)} {tmp}"] = root / "out"
+        memory = memory_root() if args.into in ("memory", "both") else None
+        with tempfile.TemporaryDirectory(prefix="fabricgen-bench-", dir=memory) as in_memory:
+            if memory is not None:
+                outs[f"tmpfs {memory}"] = Path(in_memory) / "out"
+            _figures(args, root, outs)
+
+
+def _figures(args: argparse.Namespace, root: Path, outs: dict[str, Path]) -> None:
+    """Every figure line of the chosen fabrics (the inventories written under ``root``)."""
+    for name in args.only:
+        text = FABRICS[name]
+        intent = root / f"{name}-intent.yaml"
+        intent.write_text(text)
+        files = explicit_files(text, root)
+        explicit = root / f"{name}-explicit"
+        explicit.mkdir()
+        for fname, body in files.items():
+            (explicit / fname).write_text(body)
+        size = sum(len(b) for b in files.values()) / 1e6
+        print(f"{name}: explicit twin {size:.1f} MB in {len(files)} file(s); {args.runs} runs each", flush=True)
+        cpu_i = measure(f"{name} intent validate", ["validate", "--format", "json", str(intent)], args.runs)
+        cpu_e = measure(f"{name} explicit validate", ["validate", "--format", "json", str(explicit)], args.runs)
+        print(f"  {name} explicit / intent validate CPU: {cpu_e / cpu_i:.2f}x", flush=True)
+        for where, out in ({} if args.no_render else outs).items():
+            kind = where.split()[0]
+            measure(f"{name} intent render into {kind}", ["render", str(intent), "-o", str(out)], args.runs, out)
+            measure(f"{name} explicit render into {kind}", ["render", str(explicit), "-o", str(out)], args.runs,
+                    out)
 
 
 if __name__ == "__main__":
