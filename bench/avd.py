@@ -15,7 +15,7 @@ rendered by fabricgen and by pyavd's eos_cli_config_gen, alternating runs.
 
 Each figure is the median of ``--runs`` runs (default 3), printed with the 1-minute load average and CPU model;
 CPU seconds are printed beside wall seconds, as other work on a shared machine stretches the wall times.
-Needs the ``oracles`` extra (pyavd). Run: ``python bench/avd.py [--runs N]``.
+Needs pyavd (the ``bench`` extra, or ``oracles``). Run: ``python bench/avd.py [--runs N]``.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def main() -> None:
     try:
         import pyavd  # noqa: F401
     except ImportError:
-        raise SystemExit("pyavd is not installed: pip install -e '.[oracles]'") from None
+        raise SystemExit("pyavd is not installed: pip install -e '.[bench]'") from None
     from eos_avd import structured_config  # tests/eos_avd.py
 
     from fabricgen.inventory.load import load_inventory
