@@ -34,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
-from machine import context, filesystem, memory_root  # noqa: E402 (bench/machine.py)
+from machine import compile_fabricgen, context, filesystem, memory_root  # noqa: E402 (bench/machine.py)
 
 INVENTORY = """\
 fabric: {name: avd16x512}
@@ -131,6 +131,7 @@ def main() -> None:
         memory = memory_root()
         if memory is not None:
             roots[f"tmpfs {memory}"] = Path(memory)
+        print(compile_fabricgen())
         print(f"{len(configs)} EOS switches ({fabric.gpus:,} GPUs); {args.runs} alternating runs; fabricgen writes "
               f"into {' and into '.join(roots)}")
         fg: dict[str, list[tuple[float, float, float]]] = {where: [] for where in roots}

@@ -9,9 +9,10 @@ Fabrics (bench/intents.py's DGX H100 on SN5600 intent unless named):
   loader caps a file at 8 MiB (FABRICGEN_MAX_YAML_BYTES).
 
 Each command runs in a fresh process (interpreter start, imports and output included) ``--runs`` times
-(default 3); the line shows the median wall seconds, the median CPU seconds (user + system, of the process
-and any child it forks), the largest peak RSS of one process, and the 1-minute load average and CPU model
-when the runs ended. For a fair wall time on a shared machine, run it under ``nice -n -5`` (as root).
+(default 3), the intent and its explicit twin in turn; the line shows the median wall seconds, the median
+CPU seconds (user + system, of the process and any child it forks), the largest peak RSS of one process,
+and the 1-minute load average and CPU model when the runs ended. For a fair wall time on a shared machine,
+run it under ``nice -n -5`` (as root).
 
     python bench/fabrics.py                      # everything (about 15 minutes on two cores)
     python bench/fabrics.py --only 16x512 16k    # chosen fabrics
@@ -40,7 +41,7 @@ sys.path.insert(0, str(HERE))
 from avd import INVENTORY as AVD_INTENT  # noqa: E402 (bench/avd.py)
 from explicit import explicit_files  # noqa: E402
 from intents import intent_yaml  # noqa: E402
-from machine import context, filesystem, memory_root  # noqa: E402
+from machine import compile_fabricgen, context, filesystem, memory_root  # noqa: E402
 
 FABRICS = {"16x512": AVD_INTENT, "16k": intent_yaml("bench16k", 63), "100k": intent_yaml("bench100k", 391)}
 
@@ -60,25 +61,30 @@ def run(args: list[str]) -> tuple[int, float, float, float, float]:
     return code, wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def measure(label: str, args: list[str], runs: int, out: Path | None = None) -> float:
-    """Print one figure line (medians of ``runs``); return the median CPU seconds."""
-    walls, users, systems, rss = [], [], [], 0.0
+def measure(commands: list[tuple[str, list[str]]], runs: int, out: Path | None = None) -> list[float]:
+    """Run the ``(label, args)`` commands in turn, ``runs`` rounds (so that a drift of the machine's speed
+    touches them alike); print one figure line each (medians); return each one's median CPU seconds."""
+    results: list[list[tuple[float, float, float, float]]] = [[] for _ in commands]
     for _ in range(runs):
-        if out is not None:
-            shutil.rmtree(out, ignore_errors=True)  # render to an empty directory every time
-        _, wall, user, system, peak = run(args)
-        walls.append(wall)
-        users.append(user)
-        systems.append(system)
-        rss = max(rss, peak)
-    wall_med = statistics.median(walls)
-    cpu_med = statistics.median(u + s for u, s in zip(users, systems, strict=True))
-    print(f"  {label:44s} wall {wall_med:6.2f} s  CPU {cpu_med:6.2f} s (user {statistics.median(users):.2f}, "
-          f"system {statistics.median(systems):.2f})  peak RSS {rss:6,.0f} MB  "
-          f"(runs: {', '.join(f'{w:.2f}' for w in walls)} s) — {context()}", flush=True)
+        for (_, args), got in zip(commands, results, strict=True):
+            if out is not None:
+                shutil.rmtree(out, ignore_errors=True)  # render to an empty directory every time
+            _, wall, user, system, peak = run(args)
+            got.append((wall, user, system, peak))
     if out is not None:
         shutil.rmtree(out, ignore_errors=True)
-    return cpu_med
+    medians = []
+    for (label, _), got in zip(commands, results, strict=True):
+        wall = statistics.median(w for w, _, _, _ in got)
+        cpu = statistics.median(u + s for _, u, s, _ in got)
+        user = statistics.median(u for _, u, _, _ in got)
+        system = statistics.median(s for _, _, s, _ in got)
+        rss = max(r for _, _, _, r in got)
+        print(f"  {label:44s} wall {wall:6.2f} s  CPU {cpu:6.2f} s (user {user:.2f}, system {system:.2f})  "
+              f"peak RSS {rss:6,.0f} MB  (runs: {', '.join(f'{w:.2f}' for w, _, _, _ in got)} s) — {context()}",
+              flush=True)
+        medians.append(cpu)
+    return medians
 
 
 def main() -> None:
@@ -89,6 +95,7 @@ def main() -> None:
     parser.add_argument("--into", choices=["disk", "memory", "both"], default="both",
                         help="where render writes: the temporary directory, /dev/shm, or both")
     args = parser.parse_args()
+    print(compile_fabricgen())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         outs: dict[str, Path] = {}
@@ -114,14 +121,20 @@ def _figures(args: argparse.Namespace, root: Path, outs: dict[str, Path]) -> Non
             (explicit / fname).write_text(body)
         size = sum(len(b) for b in files.values()) / 1e6
         print(f"{name}: explicit twin {size:.1f} MB in {len(files)} file(s); {args.runs} runs each", flush=True)
-        cpu_i = measure(f"{name} intent validate", ["validate", "--format", "json", str(intent)], args.runs)
-        cpu_e = measure(f"{name} explicit validate", ["validate", "--format", "json", str(explicit)], args.runs)
+        cpu_i, cpu_e = measure(
+            [(f"{name} intent validate", ["validate", "--format", "json", str(intent)]),
+             (f"{name} explicit validate", ["validate", "--format", "json", str(explicit)])],
+            args.runs,
+        )
         print(f"  {name} explicit / intent validate CPU: {cpu_e / cpu_i:.2f}x", flush=True)
         for where, out in ({} if args.no_render else outs).items():
             kind = where.split()[0]
-            measure(f"{name} intent render into {kind}", ["render", str(intent), "-o", str(out)], args.runs, out)
-            measure(f"{name} explicit render into {kind}", ["render", str(explicit), "-o", str(out)], args.runs,
-                    out)
+            measure(
+                [(f"{name} intent render into {kind}", ["render", str(intent), "-o", str(out)]),
+                 (f"{name} explicit render into {kind}", ["render", str(explicit), "-o", str(out)])],
+                args.runs,
+                out,
+            )
 
 
 if __name__ == "__main__":
