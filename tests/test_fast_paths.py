@@ -237,6 +237,19 @@ def test_lossless_rules_find_on_distinct_ports_what_they_find_on_every_port(
     fabric = resolve(load_inventory(inventory))
     fast = [f.as_dict() for f in run_checks(fabric, lossless.CHECKS)]
     distinct = lossless._distinct(fabric)
+    # the first port of each distinct QoS, found among every port (as _distinct did before it looked at the
+    # first port of each port class only): the same ports, in the same order
+    by_every_port: dict[str, list[str]] = {}
+    for name, sw in compute(fabric).switches.items():
+        seen: set[tuple[object, ...]] = set()
+        by_every_port[name] = []
+        for port in sw.ports.values():
+            key = (port.speed, port.mtu, port.trust, id(port.dscp_to_tc), id(port.lanes), id(port.pfc_priorities),
+                   id(port.ecn), id(port.headroom), id(port.watchdog), id(port.sources), port.role)
+            if key not in seen:
+                seen.add(key)
+                by_every_port[name].append(port.port)
+    assert {name: [p.port for p in ports] for name, ports in distinct.items()} == by_every_port
     fabric = resolve(load_inventory(inventory))  # a new Fabric: nothing memoised
 
     @per_fabric

@@ -96,12 +96,15 @@ def _distinct(fabric: Fabric) -> dict[str, list[PortQos]]:
     """Per switch, the first port (in port order) of each distinct QoS: every field but the port's name and peer,
     shared objects compared by identity. A rule that keeps the first port of each value of some of these fields
     finds exactly the ports it would find among all of them, as that first port is also the first of its own
-    distinct QoS; so the rules below walk these few ports instead of every port of the fabric."""
+    distinct QoS; so the rules below walk these few ports instead of every port of the fabric.
+
+    Only the first port of each port class (``SwitchQos.firsts``, in port order) is looked at: the ports of a
+    class share every one of these fields, so the first port with a given QoS is the first of its class."""
     out: dict[str, list[PortQos]] = {}
     for name, sw in compute(fabric).switches.items():
         seen: set[tuple[object, ...]] = set()
         ports = out[name] = []
-        for port in sw.ports.values():
+        for port in sw.firsts:
             key = (port.speed, port.mtu, port.trust, id(port.dscp_to_tc), id(port.lanes), id(port.pfc_priorities),
                    id(port.ecn), id(port.headroom), id(port.watchdog), id(port.sources), port.role)
             if key not in seen:

@@ -139,8 +139,10 @@ class _Computer:
         # order) gives the headroom and sources of every port with that key, as each class has one key
         per_switch: dict[tuple[object, ...], tuple[Mapping[int, Headroom], Mapping[str, str]]] = {}
         shapes: dict[int, PortQos] = {}  # class → a port of it without name and peer
+        firsts: list[PortQos] = []  # the first port of each class
         for p, c in zip(sw.ports, port_classes, strict=True):
             t = shapes.get(id(c))
+            first = t is None
             if t is None:
                 got = per_switch.get(c.local_key)
                 if got is None:
@@ -151,10 +153,12 @@ class _Computer:
                     name, "", c.speed, mtu, st.trust, st.dscp_to_tc, st.lanes, st.pfc_priorities, st.ecn, head,
                     st.watchdog, sources, c.role,
                 )
-            ports[p.name] = PortQos(
+            q = ports[p.name] = PortQos(
                 name, p.name, t.speed, t.mtu, t.trust, t.dscp_to_tc, t.lanes, t.pfc_priorities, t.ecn, t.headroom,
                 t.watchdog, t.sources, t.role, f"{p.peer_device}:{p.peer_port}",
             )
+            if first:
+                firsts.append(q)
         any_st = self.policy.settings(sw.platform, model.asic, "fabric", model.native_speed)
         return SwitchQos(
             device=name,
@@ -164,6 +168,7 @@ class _Computer:
             cnp_tc=any_st.cnp_tc,
             roce_tc=any_st.training().tc,
             sources=MappingProxyType({"cnp_tc": any_st.sources["cnp_tc"], "buffer": f"catalog:{sw.model}"}),
+            firsts=tuple(firsts),
         )
 
     def _port_headroom(self, model_name: str, st: PortSettings, hb: hr.HeadroomBytes, link: Link, role: Role,

@@ -199,6 +199,9 @@ class SwitchQos:
     cnp_tc: int
     roce_tc: int = 3
     sources: Mapping[str, str] = field(default_factory=dict)
+    # the first port (in port order) of each port class: the ports of one class have the same QoS but for their
+    # name and peer (fabricgen.qos.compute); what a rule that needs each distinct QoS once walks
+    firsts: tuple[PortQos, ...] = field(default=(), compare=False, repr=False)
 
 
 @fast_init
