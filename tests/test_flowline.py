@@ -8,6 +8,7 @@ document meant to exercise it cannot pass by falling back.
 
 from __future__ import annotations
 
+import itertools
 import string
 from pathlib import Path
 from typing import Any
@@ -246,3 +247,29 @@ def test_plain_items_are_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
         assert not problems
         key, _ = pairs[-1]
         assert positions[("items", 0, key)].endswith(f":2:{line.index(', ' + key + ': ') + 3 if len(pairs) > 1 else 6}")
+
+
+def test_every_short_value_reads_as_libyaml_reads_it() -> None:
+    """Every value of one to three characters of the alphabet a taken item's values are made of, plus a few
+    letters: libyaml with the one-line path and without it read the same tree and positions, or fail alike."""
+    alphabet = "A0_./+~:@-"
+    values = ["".join(chars) for n in (1, 2, 3) for chars in itertools.product(alphabet, repeat=n)]
+    taken = 0
+    for value in values:
+        text = f"items:\n  - {{a: {value}, b: x{value}}}\n"
+        fast, plain = cyaml.Reader("f.yaml", 0, text, 64, 10**6), cyaml.Reader("f.yaml", 0, text, 64, 10**6)
+        try:
+            got: Any = fast.read()
+        except cyaml.Fatal as exc:
+            got = str(exc.problem)
+        try:
+            want: Any = plain._read()
+        except cyaml.Fatal as exc:
+            want = str(exc.problem)
+        if isinstance(want, str):
+            assert got == want, value
+            continue
+        assert _same(got[0], want[0]), value
+        assert got[1][:2] == want[1][:2] and [r & ~cyaml.FLOW for r in got[2][:2]] == want[2][:2], value
+        taken += bool(fast.taken)
+    assert taken > len(values) // 2  # most of them take the path
