@@ -113,6 +113,19 @@ def _distinct(fabric: Fabric) -> dict[str, list[PortQos]]:
     return out
 
 
+@per_fabric
+def _nic_leaves(fabric: Fabric) -> list[tuple[str, str, NicQos, PortQos]]:
+    """Every host NIC cabled to a switch port that has QoS, with that port's QoS: ``(node, ifname, NIC QoS, leaf
+    port QoS)``, in the order of the NICs' QoS (built once per fabric for the rules below that walk the NICs)."""
+    qos = compute(fabric)
+    out: list[tuple[str, str, NicQos, PortQos]] = []
+    for (node_name, ifname), nic in qos.nics.items():
+        leaf = qos.port(*nic.peer.split(":", 1)) if nic.peer else None
+        if leaf is not None:
+            out.append((node_name, ifname, nic, leaf))
+    return out
+
+
 def _prios(values: frozenset[int] | set[int]) -> str:
     return "{" + ",".join(str(p) for p in sorted(values)) + "}"
 
@@ -218,7 +231,6 @@ def pfc_consistent(fabric: Fabric) -> Iterator[Finding]:
 def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-004: CNP lands in a strict-priority (or highest-weight) queue that is not PFC-enabled,
     and NICs send their CNPs with that DSCP and priority."""
-    qos = compute(fabric)
     for name, distinct in _distinct(fabric).items():
         seen: set[tuple[int, int, int]] = set()
         for port in distinct:
@@ -263,43 +275,36 @@ def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
                     "keep the CNP priority out of PFC",
                     fabric.switches[name].src,
                 )
-    for node_name, node in fabric.nodes.items():
-        for nic_model in node.nics:
-            nic = qos.nics.get((node_name, nic_model.ifname))
-            if nic is None or not nic.peer:
-                continue
-            leaf = qos.port(*nic.peer.split(":", 1))
-            if leaf is None:
-                continue
-            expect = leaf.dscp_to_tc.get(nic.cnp_dscp)
-            cnp = next((lane for lane in leaf.lanes if lane.purpose == "cnp"), None)
-            if cnp is not None and (nic.cnp_dscp not in cnp.dscp or nic.cnp_priority != cnp.tc):
-                yield Finding(
-                    "FG-QOS-004",
-                    Severity.ERROR,
-                    f"{node_name}:{nic.ifname}",
-                    f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {nic.peer} "
-                    f"puts CNP (DSCP {','.join(map(str, cnp.dscp))}) on priority {cnp.tc} "
-                    f"(DSCP {nic.cnp_dscp} → {expect})",
-                    "set cnp_dscp/cnp_802p_prio on the NIC to the fabric's CNP lane",
-                    node.src,
-                )
-            if nic.cnp_priority in nic.pfc_priorities:
-                yield Finding(
-                    "FG-QOS-004",
-                    Severity.ERROR,
-                    f"{node_name}:{nic.ifname}",
-                    f"NIC CNP priority {nic.cnp_priority} is PFC-enabled (PFC on {_prios(nic.pfc_priorities)}; "
-                    f"peer {nic.peer})",
-                    "keep the CNP priority out of the NIC's PFC bitmap",
-                    node.src,
-                )
+    for node_name, _, nic, leaf in _nic_leaves(fabric):
+        node = fabric.nodes[node_name]
+        expect = leaf.dscp_to_tc.get(nic.cnp_dscp)
+        cnp = next((lane for lane in leaf.lanes if lane.purpose == "cnp"), None)
+        if cnp is not None and (nic.cnp_dscp not in cnp.dscp or nic.cnp_priority != cnp.tc):
+            yield Finding(
+                "FG-QOS-004",
+                Severity.ERROR,
+                f"{node_name}:{nic.ifname}",
+                f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {nic.peer} "
+                f"puts CNP (DSCP {','.join(map(str, cnp.dscp))}) on priority {cnp.tc} "
+                f"(DSCP {nic.cnp_dscp} → {expect})",
+                "set cnp_dscp/cnp_802p_prio on the NIC to the fabric's CNP lane",
+                node.src,
+            )
+        if nic.cnp_priority in nic.pfc_priorities:
+            yield Finding(
+                "FG-QOS-004",
+                Severity.ERROR,
+                f"{node_name}:{nic.ifname}",
+                f"NIC CNP priority {nic.cnp_priority} is PFC-enabled (PFC on {_prios(nic.pfc_priorities)}; "
+                f"peer {nic.peer})",
+                "keep the CNP priority out of the NIC's PFC bitmap",
+                node.src,
+            )
 
 
 def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-005: ECN is on for the RoCE priority: marking on every switch's RoCE egress queue, and
     notification and reaction point on every host NIC."""
-    qos = compute(fabric)
     for name, distinct in _distinct(fabric).items():
         seen: set[tuple[int, int]] = set()
         for port in distinct:
@@ -321,10 +326,7 @@ def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
                         "mark ECN on the RoCE queue (SONiC WRED_PROFILE ecn: ecn_all)",
                         fabric.switches[name].src,
                     )
-    for (node_name, ifname), nic in qos.nics.items():
-        leaf = qos.port(*nic.peer.split(":", 1)) if nic.peer else None
-        if leaf is None:
-            continue
+    for node_name, ifname, nic, leaf in _nic_leaves(fabric):
         training = next(lane for lane in leaf.lanes if lane.purpose == "training")
         missing = [
             what for what, tcs in (("notification", nic.ecn_np), ("reaction", nic.ecn_rp)) if training.tc not in tcs
@@ -489,10 +491,7 @@ def buffer_fits(fabric: Fabric) -> Iterator[Finding]:
 def host_marking(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-010: hosts mark RoCE (RDMA-CM ToS and NCCL_IB_TC) with the DSCP of the lossless RoCE lane."""
     qos = compute(fabric)
-    for (node_name, ifname), nic in qos.nics.items():
-        leaf = qos.port(*nic.peer.split(":", 1)) if nic.peer else None
-        if leaf is None:
-            continue
+    for node_name, ifname, nic, leaf in _nic_leaves(fabric):
         training = next(lane for lane in leaf.lanes if lane.purpose == "training")
         want = tos_byte(training.dscp[0], training.ecn) if training.dscp else 0
         dscp = dscp_of_tos(nic.roce_tos)

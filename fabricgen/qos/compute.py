@@ -71,6 +71,8 @@ class _Computer:
         self._sources: dict[tuple[int, str, str], Mapping[str, str]] = {}
         self._nic_cache: dict[tuple[object, ...], NicQos] = {}
         self._hca: dict[tuple[str, ...], str] = {}  # RDMA devices in (GPU, rail) order → NCCL_IB_HCA
+        self._platform_asic: dict[str, tuple[str, str]] = {}  # switch → its platform and ASIC
+        self._driver: dict[str, str] = {}  # NIC model → its RDMA driver
         # (switch model, platform) → port class key → its class (see _switch)
         self._classes: dict[tuple[str, str], dict[tuple[object, ...], _PortClass]] = {}
 
@@ -217,9 +219,12 @@ class _Computer:
             sq = switches.get(nic.peer_device)
             port = sq.ports.get(nic.peer_port) if sq is not None else None
         if port is not None:
-            sw = self.fabric.switches[port.device]
-            asic = self.fabric.catalog.switches[sw.model].asic
-            st = self.policy.settings(sw.platform, asic, "host", port.speed)
+            platform_asic = self._platform_asic.get(port.device)
+            if platform_asic is None:
+                sw = self.fabric.switches[port.device]
+                asic = self.fabric.catalog.switches[sw.model].asic
+                platform_asic = self._platform_asic[port.device] = (sw.platform, asic)
+            st = self.policy.settings(*platform_asic, "host", port.speed)
         else:
             st = self.policy.settings("", "", "host", nic.speed)
         over = node.nic_qos
@@ -271,25 +276,15 @@ class _Computer:
                 sources=MappingProxyType(sources),
             )
             self._nic_cache[key] = base
-        driver = self.fabric.catalog.nics[nic.model].rdma_driver if nic.model in self.fabric.catalog.nics else "mlx5"
-        return NicQos(
-            node=node.name,
-            ifname=nic.ifname,
-            rdma_dev=nic.rdma_dev,
-            trust=base.trust,
-            pfc_priorities=base.pfc_priorities,
-            ecn_np=base.ecn_np,
-            ecn_rp=base.ecn_rp,
-            roce_tos=base.roce_tos,
-            cnp_dscp=base.cnp_dscp,
-            cnp_priority=base.cnp_priority,
-            mtu=base.mtu,
-            driver=driver,
-            dscp_to_prio=base.dscp_to_prio,
-            gpu=nic.gpu,
-            rail=nic.rail,
-            peer=f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else "",
-            sources=base.sources,
+        driver = self._driver.get(nic.model)
+        if driver is None:
+            nics = self.fabric.catalog.nics
+            driver = self._driver[nic.model] = nics[nic.model].rdma_driver if nic.model in nics else "mlx5"
+        return NicQos(  # positional (100k NICs): node, ifname, rdma_dev, trust, pfc_priorities, ecn_np, ecn_rp,
+            # roce_tos, cnp_dscp, cnp_priority, mtu, driver, dscp_to_prio, gpu, rail, peer, sources
+            node.name, nic.ifname, nic.rdma_dev, base.trust, base.pfc_priorities, base.ecn_np, base.ecn_rp,
+            base.roce_tos, base.cnp_dscp, base.cnp_priority, base.mtu, driver, base.dscp_to_prio, nic.gpu, nic.rail,
+            f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else "", base.sources,
         )
 
     def _nccl(self, node: Node, nics: list[NicQos]) -> NcclEnv:
