@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fabricgen.cli import CI_FORMAT, EXIT_FINDINGS, EXIT_OK, JSON_FORMAT, background, guarded, stdout_console
-from fabricgen.topology.model import Fabric
 
 if TYPE_CHECKING:
     from fabricgen.checks import Finding
+    from fabricgen.topology.model import Fabric
 
 
 @click.command()
