@@ -529,10 +529,16 @@ def test_sonic_problems_of_two_rows_are_each_at_their_row(tmp_path: Path) -> Non
         'failed to parse data tree: Invalid enumeration value "loud".']
 
 
-def test_a_mistyped_nvue_path_is_reported_at_its_key(tmp_path: Path) -> None:
-    fabric = fabric_as(defaults_block(tmp_path, "nvue", "system:\n  timezon: Etc/UTC\n"), "nvue")
+def _nvue_fabric(tmp_path: Path, block: str) -> tuple[Fabric, str]:
+    """The lab on NVUE with ``block`` as every switch's raw NVUE block, and leaf1's release (its schema needed)."""
+    fabric = fabric_as(defaults_block(tmp_path, "nvue", block), "nvue")
     release = fabric.switches["leaf1"].release
     _need_nvue(release)
+    return fabric, release
+
+
+def test_a_mistyped_nvue_path_is_reported_at_its_key(tmp_path: Path) -> None:
+    fabric, release = _nvue_fabric(tmp_path, "system:\n  timezon: Etc/UTC\n")
     assert _schema_findings(fabric) == [
         f"{tmp_path / 'lab' / 'base.yaml'}:7:11: error FG-BASE-006 leaf1: base.defaults.raw.nvue: system.timezon: "
         f'Extra inputs are not permitted (got "Etc/UTC") (NVUE {release} schema){SAME} — correct the raw block: '
@@ -540,9 +546,7 @@ def test_a_mistyped_nvue_path_is_reported_at_its_key(tmp_path: Path) -> None:
 
 
 def test_a_value_the_nvue_schema_refuses_is_reported_at_its_key(tmp_path: Path) -> None:
-    fabric = fabric_as(defaults_block(tmp_path, "nvue", "system:\n  timezone: Mars/Olympus_Mons\n"), "nvue")
-    release = fabric.switches["leaf1"].release
-    _need_nvue(release)
+    fabric, release = _nvue_fabric(tmp_path, "system:\n  timezone: Mars/Olympus_Mons\n")
     (found,) = _schema_findings(fabric)
     assert found.startswith(f"{tmp_path / 'lab' / 'base.yaml'}:7:11: error FG-BASE-006 leaf1: base.defaults.raw."
                             "nvue: system.timezone: Input should be 'Africa/Abidjan', 'Africa/Accra'")
