@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from fabricgen.inventory.catalog import shipped
 from fabricgen.inventory.load import LoadedInventory, SourceMap
 from fabricgen.inventory.schema import Inventory, Role
 from fabricgen.inventory.units import parse_breakout
+from fabricgen.topology.addressing import PoolExhausted, p2p_pair
 from fabricgen.topology.capacity import loads
 from fabricgen.topology.model import Fabric, LinkKind, PortKind
 from fabricgen.topology.resolve import resolve
@@ -133,6 +135,30 @@ def test_generated_fabric_properties(tree: dict[str, Any]) -> None:
         assert len(per_spine) >= 2
     errors = [f for f in run_checks(fabric, FOUNDATION) if f.severity is Severity.ERROR]
     assert errors == []
+
+    # each /31 is split between its two ends: the upper end (leaf of a host link, spine of a leaf–spine link)
+    # holds the even address, the lower end (NIC, leaf) the odd one, each port facing the other
+    ranks = {Role.LEAF: 1, Role.SPINE: 2, Role.CORE: 3}
+    nic_of = {(nic.node, nic.ifname): nic for node in fabric.nodes.values() for nic in node.nics}
+    for link in fabric.links:
+        assert link.b is not None and link.subnet is not None
+        net = IPv4Network(link.subnet)
+        even, odd = f"{net.network_address}/31", f"{net.network_address + 1}/31"
+        assert link.subnet == even and net.prefixlen == 31
+        upper = fabric.port(link.b.device, link.b.port)
+        assert upper is not None and upper.address == even and upper.link == link.index
+        assert (upper.peer_device, upper.peer_port) == (link.a.device, link.a.port)
+        if link.kind is LinkKind.HOST:
+            nic = nic_of[link.a.device, link.a.port]
+            assert (nic.address, nic.link) == (odd, link.index)
+            assert (nic.peer_device, nic.peer_port) == (link.b.device, link.b.port)
+            assert upper.kind is PortKind.HOST
+        else:
+            lower = fabric.port(link.a.device, link.a.port)
+            assert lower is not None and (lower.address, lower.kind, lower.link) == (odd, PortKind.UP, link.index)
+            assert (lower.peer_device, lower.peer_port) == (link.b.device, link.b.port)
+            assert upper.kind is PortKind.DOWN
+            assert ranks[fabric.switches[link.a.device].role] < ranks[fabric.switches[link.b.device].role]
 
 
 def test_intent_is_deterministic() -> None:
@@ -350,6 +376,23 @@ def test_addresses_follow_the_documented_formula() -> None:
     assert fabric.links[first_up.link].subnet == "10.128.17.0/31"
     assert first_up.address == "10.128.17.1/31"
     assert math.isclose(loads(fabric)[leaf.name].ratio, 1.0)
+
+
+@given(
+    st.sampled_from(["10.128.0.0/10", "192.168.0.0/16", "10.1.2.0/24", "172.16.0.0/12"]),
+    st.integers(0, 5000),
+    st.integers(0, 511),
+)
+def test_a_links_31_is_the_documented_formula(pool_text: str, ident: int, lane: int) -> None:
+    """/31 = pool + 2 × (id × 512 + lane), its even address first; or the pool is exhausted."""
+    pool = IPv4Network(pool_text)
+    offset = 2 * (ident * 512 + lane)
+    if offset + 2 > pool.num_addresses:
+        with pytest.raises(PoolExhausted, match=f"device id {ident} needs addresses up to offset {offset + 1}"):
+            p2p_pair(int(pool.network_address), pool.num_addresses, pool, ident, lane)
+        return
+    net = pool.network_address + offset
+    assert p2p_pair(int(pool.network_address), pool.num_addresses, pool, ident, lane) == (f"{net}/31", f"{net + 1}/31")
 
 
 def test_readme_catalog_example_adds_a_model(tmp_path: Path) -> None:

@@ -36,11 +36,6 @@ class PoolExhausted(ValueError):
     pass
 
 
-@cache
-def _size(pool: ipaddress.IPv4Network) -> int:
-    return pool.num_addresses
-
-
 def loopback(pool: ipaddress.IPv4Network, ident: int) -> str:
     """Loopback of the device with ``ident`` in a role pool: the pool's ``ident``-th address.
 
@@ -52,21 +47,13 @@ def loopback(pool: ipaddress.IPv4Network, ident: int) -> str:
     return int_to_ip(int(pool.network_address) + ident)
 
 
-def p2p_subnet(pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> tuple[int, str]:
-    """The /31 of a link: its network address as an int, and as text.
+def p2p_pair(base: int, size: int, pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> tuple[str, str]:
+    """The two ends of a link's /31 in ``pool`` (whose first address is ``base`` and whose size is ``size``,
+    taken out once by callers that allocate many): the even address, the upper end's, which also names the
+    /31; and the odd one, the lower end's. The /31 is at 2 × (``lower_id`` × PORT_STRIDE + ``lane_index``).
 
-    >>> p2p_subnet(ipaddress.IPv4Network("10.128.0.0/10"), 1, 8)[1]
-    '10.128.4.16/31'
-    """
-    return p2p_in(int(pool.network_address), _size(pool), pool, lower_id, lane_index)
-
-
-def p2p_in(base: int, size: int, pool: ipaddress.IPv4Network, lower_id: int, lane_index: int) -> tuple[int, str]:
-    """:func:`p2p_subnet` with the pool's first address (``base``) and size already taken out of it, for
-    callers that allocate many /31s from one pool.
-
-    >>> p2p_in(0x0A800000, 1 << 22, ipaddress.IPv4Network("10.128.0.0/10"), 1, 8)[1]
-    '10.128.4.16/31'
+    >>> p2p_pair(0x0A800000, 1 << 22, ipaddress.IPv4Network("10.128.0.0/10"), 1, 8)
+    ('10.128.4.16/31', '10.128.4.17/31')
     """
     offset = 2 * (lower_id * PORT_STRIDE + lane_index)
     if offset + 2 > size:
@@ -75,7 +62,18 @@ def p2p_in(base: int, size: int, pool: ipaddress.IPv4Network, lower_id: int, lan
             f"has {pool.num_addresses}; widen the pool"
         )
     net = base + offset
-    return net, f"{int_to_ip(net)}/31"
+    head, last = _dotted_24(net >> 8), net & 255  # an even address: its odd neighbour is in the same /24
+    return f"{head}{last}/31", f"{head}{last + 1}/31"
+
+
+@cache
+def _dotted_24(prefix: int) -> str:
+    """The first three octets of the addresses in /24 number ``prefix``, with the trailing dot.
+
+    >>> _dotted_24(0x0A8004)
+    '10.128.4.'
+    """
+    return int_to_ip(prefix << 8)[:-1]
 
 
 def odd_address(subnet: str) -> str:

@@ -357,15 +357,14 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                 cport = port_name(core_platform, logical // b_core + 1, logical % b_core, b_core, core_m.lanes)
                 links.append(LinkSpec(spine, sport, core_names[j, c], cport, up_speed_core, None, None, src))
     # nodes and host links
-    nics = server.backend
+    ifnames = [card.ifname for card in server.backend]
+    leaf_ports = [port_name(leaf_platform, n // b_host + 1, n % b_host, b_host, lanes_l) for n in range(npu)]
     for i in range(total_nodes):
         u, n = divmod(i, npu)
         unit = u + 1
         name = f"gpu-su{unit:03d}-n{n + 1:02d}"
         nodes.append(NodeSpec(name, intent.server, unit, src))
-        lport_cage, lport_sub = n // b_host + 1, n % b_host
-        for r, card in enumerate(nics):
-            leaf = f"leaf-su{unit:03d}-r{r}"
-            lport = port_name(leaf_platform, lport_cage, lport_sub, b_host, lanes_l)
-            links.append(LinkSpec(name, card.ifname, leaf, lport, host_speed, None, None, src))
+        lport = leaf_ports[n]  # node n of every unit is on the same port of each of its unit's leaves
+        for r, ifname in enumerate(ifnames):
+            links.append(LinkSpec(name, ifname, f"leaf-su{unit:03d}-r{r}", lport, host_speed, None, None, src))
     return Expansion(switches, nodes, links, summary)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -169,13 +170,16 @@ class Fabric:
     base: BaseSection = field(default_factory=BaseSection)  # the inventory's `base:` section, as written
     base_overrides: Mapping[str, Base] = field(default_factory=dict)  # switch → its own `base:`, as written
     source: SourceMap | None = field(default=None, repr=False, compare=False)  # where the inventory said what
-    _ports: Mapping[tuple[str, str], Port] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "switches", MappingProxyType(dict(self.switches)))
         object.__setattr__(self, "nodes", MappingProxyType(dict(self.nodes)))
-        ports = {(p.device, p.name): p for s in self.switches.values() for p in s.ports}
-        object.__setattr__(self, "_ports", MappingProxyType(ports))
+
+    @cached_property
+    def _ports(self) -> Mapping[tuple[str, str], Port]:
+        """Every switch port by (device, port); built on the first lookup, not by every command that
+        resolves a fabric (400k ports at 100k GPUs)."""
+        return MappingProxyType({(p.device, p.name): p for s in self.switches.values() for p in s.ports})
 
     def port(self, device: str, name: str) -> Port | None:
         return self._ports.get((device, name))

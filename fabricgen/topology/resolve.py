@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from ipaddress import IPv4Network
 from operator import attrgetter
+from typing import NamedTuple
 
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.inventory.catalog import PLATFORMS, merged
@@ -21,7 +22,6 @@ from fabricgen.inventory.releases import release_problem, resolve_release
 from fabricgen.inventory.schema import Catalog, Inventory, Role
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
-from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.intent import IntentError, check_budget, expand
 from fabricgen.topology.model import (
     DesignTargets,
@@ -77,9 +77,9 @@ class _SwitchBuild:
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
     release: str = ""
     breakout_of: dict[int, int] = field(default_factory=dict)  # link speed → ports per cage (link_breakout)
-    # (port, speed) → what _EndInfo holds besides the device and port; one dict shared by every switch of the
-    # same platform, lanes, modes, native speed and role (a port name means the same on all of them)
-    ends: dict[tuple[str, int], tuple[int, int, int, int, int, int]] = field(default_factory=dict)
+    # (port, speed) → the port's _EndInfo; one dict shared by every switch of the same platform, lanes, modes,
+    # native speed and role (a port name means the same on all of them)
+    ends: dict[tuple[str, int], _EndInfo] = field(default_factory=dict)
 
 
 @cache
@@ -100,17 +100,17 @@ def link_breakout(modes: tuple[str, ...], native: int, lanes: int, speed: int) -
     return 1
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
-class _EndInfo:
-    device: str
-    port: str
-    rank: int
+class _EndInfo(NamedTuple):
+    """What resolution needs to know of one end of a cable, besides its device and port name. It depends only
+    on the port name, the link speed and the switch's shape, so one is made per distinct (shape, port, speed)
+    and shared by every switch of that shape (and one per speed for every NIC)."""
+
+    rank: int  # 0 NIC, 1 leaf, 2 spine, 3 core
     speed: int
     cage: int
     sub: int
     breakout: int
-    lane: int
+    lane: int  # first SerDes lane of the port on its switch (its /31's offset)
 
 
 def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[NodeSpec], list[LinkSpec]]:
@@ -163,7 +163,8 @@ class _Resolver:
         self._items: dict[SourcePos, tuple[str, int]] | None = None
         self.release_problems: set[tuple[SourcePos | None, str]] = set()
         self._backend: dict[str, tuple[frozenset[str], int]] = {}  # server model → its NICs' names, their speed
-        self._shapes: dict[tuple[object, ...], dict[tuple[str, int], tuple[int, int, int, int, int, int]]] = {}
+        self._shapes: dict[tuple[object, ...], dict[tuple[str, int], _EndInfo]] = {}
+        self._nic_ends: dict[int, _EndInfo] = {}  # NIC speed → the _EndInfo of every NIC port
 
     def at(self, src: SourcePos | None, key: str) -> SourcePos | None:
         """The position of field ``key`` of the explicit switch, node or link written at ``src`` (its item's
@@ -211,12 +212,12 @@ class _Resolver:
             raise InputError(self.problems)
         builds = self._switches(switches)
         node_specs = self._nodes(nodes)
-        fabric_links, nic_ends = self._links(links, builds, node_specs)
+        fabric_links, nic_links = self._links(links, builds, node_specs)
         self.problems.extend(raw_problems(self.loaded))
         if self.problems:
             raise InputError(self.problems)
         final_switches = self._finish_switches(builds)
-        final_nodes = self._finish_nodes(node_specs, nic_ends)
+        final_nodes = self._finish_nodes(node_specs, nic_links)
         if self.problems:
             raise InputError(self.problems)
         s = self.inv.fabric
@@ -360,7 +361,7 @@ class _Resolver:
             speed = spec.speed or host_speed or build.native
             known = build.ends.get((port, speed))
             if known is not None:
-                return _EndInfo(device, port, *known)
+                return known
             breakout = build.breakout_of.get(speed, 0)
             if not breakout:
                 breakout = build.breakout_of[speed] = link_breakout(build.modes, build.native, build.lanes, speed)
@@ -370,8 +371,8 @@ class _Resolver:
                 self.problem(self.at(spec.src, which), _link_field(spec, which), f"{device}: {exc}")
                 return None
             lane = (pos.cage - 1) * build.lanes + pos.sub * (build.lanes // breakout)
-            known = build.ends[port, speed] = (_RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
-            return _EndInfo(device, port, *known)
+            known = build.ends[port, speed] = _EndInfo(_RANK[build.spec.role], speed, pos.cage, pos.sub, breakout, lane)
+            return known
         node = nodes.get(device)
         if node is not None:
             backend = self._backend.get(node.model)
@@ -388,14 +389,19 @@ class _Resolver:
                     f"{device} ({node.model}) has no backend NIC {port!r}; it has {names}",
                 )
                 return None
-            return _EndInfo(device, port, 0, speed, 0, 0, 1, 0)
+            nic = self._nic_ends.get(speed)
+            if nic is None:
+                nic = self._nic_ends[speed] = _EndInfo(0, speed, 0, 0, 1, 0)
+            return nic
         if device not in self.unusable:
             self.problem(self.at(spec.src, which), _link_field(spec, which), f"unknown device {device!r}")
         return None
 
     def _links(
         self, specs: list[LinkSpec], builds: dict[str, _SwitchBuild], nodes: dict[str, NodeSpec]
-    ) -> tuple[list[Link], dict[tuple[str, str], tuple[Link, _EndInfo]]]:
+    ) -> tuple[list[Link], dict[tuple[str, str], Link]]:
+        """The fabric's links (each also adds its switch ports to their builds), and the link of every cabled
+        NIC port by (node, NIC)."""
         s = self.inv.fabric
         pools = s.addressing
         lengths = {
@@ -411,9 +417,9 @@ class _Resolver:
                 (LinkKind.SPINE_CORE, "spine_core_p2p", pools.spine_core_p2p),
             )
         }
-        used: dict[tuple[str, str], SourcePos | None] = {}
+        used: dict[tuple[str, str], SourcePos | None] = {}  # every cabled port → the link that cabled it
         links: list[Link] = []
-        nic_ends: dict[tuple[str, str], tuple[Link, _EndInfo]] = {}
+        nic_links: dict[tuple[str, str], Link] = {}
         server_speed = {
             name: self.catalog.nics[srv.backend_nic].speed
             for name, srv in self.catalog.servers.items()
@@ -421,127 +427,145 @@ class _Resolver:
         }
         unusable = self.unusable
         end_of = self._end
+        make_link = self._link
         for spec in specs:
-            a_dev, b_dev = spec.a_device, spec.b_device
+            a_dev, a_port, b_dev, b_port = spec.a_device, spec.a_port, spec.b_device, spec.b_port
             if a_dev in unusable or b_dev in unusable:
                 continue  # its device's problem is already reported; guessing the speed here would add false ones
             node = nodes.get(b_dev) if b_dev is not None else None  # a server at b wins, as it is the later end
             if node is None:
                 node = nodes.get(a_dev)
             host_speed = server_speed[node.model] if node is not None else None
-            a = end_of(spec, "a", a_dev, spec.a_port, builds, nodes, host_speed)
-            b = (
-                end_of(spec, "b", b_dev, spec.b_port, builds, nodes, host_speed)
-                if b_dev is not None and spec.b_port is not None
-                else None
-            )
-            if a is None or (b_dev is not None and b is None):
+            a = end_of(spec, "a", a_dev, a_port, builds, nodes, host_speed)
+            if b_dev is None or b_port is None:
+                # b is left out (explicit_specs sets both or neither)
+                if a is None or self._cabled_twice(spec, a_dev, a_port, used):
+                    continue
+                dangling = self._dangling(spec, a_dev, a_port, a, lengths, len(links))
+                links.append(dangling)
+                if a.rank == 0:
+                    nic_links[a_dev, a_port] = dangling
                 continue
-            if self._cabled_twice(spec, a, used) or (b is not None and self._cabled_twice(spec, b, used)):
+            b = end_of(spec, "b", b_dev, b_port, builds, nodes, host_speed)
+            if a is None or b is None:
                 continue
-            link = self._link(spec, a, b, builds, lengths, pool_of, len(links))
+            if self._cabled_twice(spec, a_dev, a_port, used) or self._cabled_twice(spec, b_dev, b_port, used):
+                continue
+            if a.rank <= b.rank:
+                link = make_link(spec, a_dev, a_port, a, b_dev, b_port, b, builds, lengths, pool_of, len(links))
+            else:
+                link = make_link(spec, b_dev, b_port, b, a_dev, a_port, a, builds, lengths, pool_of, len(links))
             if link is None:
                 continue
             links.append(link)
             if a.rank == 0:
-                nic_ends[a.device, a.port] = (link, a)
-            if b is not None and b.rank == 0:
-                nic_ends[b.device, b.port] = (link, b)
-        return links, nic_ends
+                nic_links[a_dev, a_port] = link
+            elif b.rank == 0:
+                nic_links[b_dev, b_port] = link
+        return links, nic_links
 
-    def _cabled_twice(self, spec: LinkSpec, end: _EndInfo, used: dict[tuple[str, str], SourcePos | None]) -> bool:
-        """Whether ``end``'s port is already cabled (a problem); else it is marked as cabled by ``spec``."""
-        key = (end.device, end.port)
+    def _cabled_twice(
+        self, spec: LinkSpec, device: str, port: str, used: dict[tuple[str, str], SourcePos | None]
+    ) -> bool:
+        """Whether ``device:port`` is already cabled (a problem); else it is marked as cabled by ``spec``."""
+        key = (device, port)
         if key in used:
             self.problem(
                 spec.src,
                 f"links[{spec.a_device}:{spec.a_port}]",
-                f"port {end.device}:{end.port} is already cabled at {used[key]}",
+                f"port {device}:{port} is already cabled at {used[key]}",
             )
             return True
         used[key] = spec.src
         return False
 
+    @staticmethod
+    def _dangling(
+        spec: LinkSpec, device: str, port: str, end: _EndInfo, lengths: dict[LinkKind, float], index: int
+    ) -> Link:
+        """A cable with only its lower end written (``b`` left out): no peer, no /31, no port on the switch."""
+        kind = LinkKind.HOST if end.rank <= 1 else LinkKind.LEAF_SPINE if end.rank == 2 else LinkKind.SPINE_CORE
+        length = spec.length_m or lengths[kind]
+        return Link(
+            index,
+            kind,
+            End(device, port),
+            None,
+            end.speed,
+            length,
+            spec.length_m is None,
+            spec.cable or cable_class(length),
+            None,
+            spec.src,
+        )
+
     def _link(
         self,
         spec: LinkSpec,
-        a: _EndInfo,
-        b: _EndInfo | None,
+        lo_dev: str,
+        lo_port: str,
+        lo: _EndInfo,
+        hi_dev: str,
+        hi_port: str,
+        hi: _EndInfo,
         builds: dict[str, _SwitchBuild],
         lengths: dict[LinkKind, float],
         pool_of: dict[LinkKind, tuple[str, IPv4Network, int, int]],
         index: int,
     ) -> Link | None:
-        if b is None:
-            kind = LinkKind.HOST if a.rank <= 1 else LinkKind.LEAF_SPINE if a.rank == 2 else LinkKind.SPINE_CORE
-            length = spec.length_m or lengths[kind]
-            return Link(
-                index,
-                kind,
-                End(a.device, a.port),
-                None,
-                a.speed,
-                length,
-                spec.length_m is None,
-                spec.cable or cable_class(length),
-                None,
-                spec.src,
-            )
-        lo, hi = (a, b) if a.rank <= b.rank else (b, a)
-        link_kind = _KIND_BY_RANKS.get((lo.rank, hi.rank))
-        if link_kind is None:
+        """The link between a lower end (NIC, leaf or spine) and an upper one; its ports are added to their
+        switches' builds. None, with a problem, for a pair of tiers fabricgen does not cable or an exhausted
+        pool."""
+        kind = _KIND_BY_RANKS.get((lo.rank, hi.rank))
+        if kind is None:
             names = {0: "server", 1: "leaf", 2: "spine", 3: "core"}
             self.problem(
                 spec.src,
                 f"links[{spec.a_device}:{spec.a_port}]",
-                f"links a {names[lo.rank]} ({lo.device}) to a {names[hi.rank]} "
-                f"({hi.device}); fabricgen cables NIC–leaf, leaf–spine and spine–core",
+                f"links a {names[lo.rank]} ({lo_dev}) to a {names[hi.rank]} "
+                f"({hi_dev}); fabricgen cables NIC–leaf, leaf–spine and spine–core",
             )
             return None
-        kind = link_kind
         length = spec.length_m or lengths[kind]
-        anchor = hi if kind is LinkKind.HOST else lo
-        anchor_build = builds[anchor.device]
-        subnet: str | None = None
-        lo_ip: str | None = None
-        pool_name, pool, base, size = pool_of[kind]
+        anchor, anchor_build = (hi, builds[hi_dev]) if kind is LinkKind.HOST else (lo, builds[lo_dev])
+        hi_ip: str | None = None  # the upper end holds the even address: the /31 as written
+        lo_ip: str | None = None  # the lower end the odd one
         if anchor.cage <= anchor_build.cages and anchor.lane < addressing.PORT_STRIDE:
+            pool_name, pool, base, size = pool_of[kind]
             try:
-                net, subnet = addressing.p2p_in(base, size, pool, anchor_build.spec.id or 0, anchor.lane)
-                lo_ip = f"{addressing.int_to_ip(net + 1)}/31"  # the lower end: the /31's odd address
+                hi_ip, lo_ip = addressing.p2p_pair(base, size, pool, anchor_build.spec.id or 0, anchor.lane)
             except addressing.PoolExhausted as exc:
-                if (pool_name, anchor.device) not in self.exhausted:
-                    self.exhausted.add((pool_name, anchor.device))
+                anchor_dev = hi_dev if kind is LinkKind.HOST else lo_dev
+                if (pool_name, anchor_dev) not in self.exhausted:
+                    self.exhausted.add((pool_name, anchor_dev))
                     self.problem(
                         self.loaded.pos("fabric", "addressing", pool_name),
                         f"fabric.addressing.{pool_name}",
-                        f"{anchor.device}: {exc}",
+                        f"{anchor_dev}: {exc}",
                     )
                 return None
+        speed = lo.speed if lo.speed < hi.speed else hi.speed
         link = Link(
             index,
             kind,
-            End(lo.device, lo.port),
-            End(hi.device, hi.port),
-            lo.speed if lo.speed < hi.speed else hi.speed,
+            End(lo_dev, lo_port),
+            End(hi_dev, hi_port),
+            speed,
             length,
             spec.length_m is None,
             spec.cable or cable_class(length),
-            subnet,
+            hi_ip,
             spec.src,
         )
-        hi_ip = subnet  # the upper end holds the even address: the /31 as written
-        hi_build = builds.get(hi.device)
+        hi_build = builds.get(hi_dev)
         if hi_build is not None:
             hi_kind = PortKind.HOST if lo.rank == 0 else PortKind.DOWN
             hi_build.ports.append(
-                Port(hi.device, hi.port, hi.cage, hi.sub, hi.breakout, hi.speed, hi_kind, lo.device, lo.port, index,
-                     hi_ip)
+                Port(hi_dev, hi_port, hi.cage, hi.sub, hi.breakout, hi.speed, hi_kind, lo_dev, lo_port, index, hi_ip)
             )
-        lo_build = builds.get(lo.device)
-        if lo_build is not None:
-            lo_build.ports.append(
-                Port(lo.device, lo.port, lo.cage, lo.sub, lo.breakout, lo.speed, PortKind.UP, hi.device, hi.port, index,
+        if lo.rank:  # a switch (a NIC's port is not a switch port)
+            builds[lo_dev].ports.append(
+                Port(lo_dev, lo_port, lo.cage, lo.sub, lo.breakout, lo.speed, PortKind.UP, hi_dev, hi_port, index,
                      lo_ip)
             )
         return link
@@ -582,7 +606,7 @@ class _Resolver:
         return out
 
     def _finish_nodes(
-        self, specs: dict[str, NodeSpec], nic_ends: dict[tuple[str, str], tuple[Link, _EndInfo]]
+        self, specs: dict[str, NodeSpec], nic_links: dict[tuple[str, str], Link]
     ) -> dict[str, Node]:
         out: dict[str, Node] = {}
         for name, sp in specs.items():
@@ -590,11 +614,10 @@ class _Resolver:
             speed = self.catalog.nics[server.backend_nic].speed
             nics = []
             for rail, card in enumerate(server.backend):
-                hit = nic_ends.get((name, card.ifname))
+                link = nic_links.get((name, card.ifname))
                 peer_dev = peer_port = address = None
                 link_index = None
-                if hit is not None:
-                    link, _ = hit
+                if link is not None:
                     link_index = link.index
                     if link.b is not None:
                         peer_dev, peer_port = link.b.device, link.b.port
