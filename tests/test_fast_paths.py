@@ -262,6 +262,35 @@ def test_lossless_rules_find_on_distinct_ports_what_they_find_on_every_port(
         assert sum(map(len, distinct.values())) < sum(map(len, every_port(fabric).values()))
 
 
+@pytest.mark.parametrize("inventory", _QOS_AND_CHECK_INVENTORIES, ids=lambda p: p.name)
+def test_a_ports_qos_is_its_class_shared_qos_with_its_name_and_peer(inventory: Path) -> None:
+    """SwitchQos.ports keeps one shared QoS per port class and makes a port's own PortQos on lookup: in port order,
+    made once, equal to the shared one but for its name and peer, and the shared one is the port's own class's
+    (its speed, role and cable)."""
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.qos import compute
+    from fabricgen.topology.resolve import resolve
+
+    fabric = resolve(load_inventory(inventory))
+    qos = compute(fabric)
+    for name, sq in qos.switches.items():
+        switch = fabric.switches[name]
+        assert list(sq.ports) == [p.name for p in switch.ports] and len(sq.ports) == len(switch.ports)
+        for p in switch.ports:
+            own, shared = sq.ports[p.name], sq.ports.shared(p.name)
+            assert own is sq.ports[p.name] and own is qos.port(name, p.name)
+            assert (own.device, own.port, own.peer) == (name, p.name, f"{p.peer_device}:{p.peer_port}")
+            assert shared is not None and shared is qos.shared(name, p.name)
+            assert dataclasses.replace(own, port="", peer="") == shared
+            assert (shared.speed, shared.role) == (p.speed, "host" if p.kind is PortKind.HOST else "fabric")
+            assert {h.cable_m for h in shared.headroom.values()} <= {fabric.links[p.link].length_m}
+        assert all(first is sq.ports[first.port] for first in sq.firsts)
+        assert len({id(sq.ports.shared(p)) for p in sq.ports}) == len(sq.firsts)
+        assert sq.ports.shared("Ethernet999") is None and "Ethernet999" not in sq.ports
+        with pytest.raises(KeyError):
+            sq.ports["Ethernet999"]
+
+
 def test_a_port_name_is_placed_per_switch_shape(tmp_path: Path) -> None:
     """resolve looks a link end up in a table shared by switches of one platform, lane count, modes, native speed
     and role: the same SONiC name on an 8-lane and on a 4-lane switch is a different cage and breakout."""

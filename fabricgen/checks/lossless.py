@@ -69,7 +69,9 @@ def _dscp_map(q: PortQos | NicQos) -> Mapping[int, int]:
 @per_fabric
 def _links(fabric: Fabric) -> list[tuple[Link, PortQos | NicQos, PortQos | NicQos]]:
     """Every cabled link with the QoS of both ends, a switch port's or a host NIC's (built once per fabric,
-    shared by the rules below; :func:`_end` names an end when a rule reports it)."""
+    shared by the rules below; :func:`_end` names an end when a rule reports it). A switch port's is the QoS it
+    shares with its class (:meth:`~fabricgen.qos.model.PortQosMap.shared`): the rules compare values, and name
+    the ends from the link."""
     qos = compute(fabric)
     switches, nics = qos.switches, qos.nics
     out: list[tuple[Link, PortQos | NicQos, PortQos | NicQos]] = []
@@ -79,11 +81,11 @@ def _links(fabric: Fabric) -> list[tuple[Link, PortQos | NicQos, PortQos | NicQo
             continue
         a = link.a
         sw = switches.get(a.device)
-        qa: PortQos | NicQos | None = sw.ports.get(a.port) if sw is not None else None
+        qa: PortQos | NicQos | None = sw.ports.shared(a.port) if sw is not None else None
         if qa is None:
             qa = nics.get((a.device, a.port))
         sw = switches.get(b.device)
-        qb: PortQos | NicQos | None = sw.ports.get(b.port) if sw is not None else None
+        qb: PortQos | NicQos | None = sw.ports.shared(b.port) if sw is not None else None
         if qb is None:
             qb = nics.get((b.device, b.port))
         if qa is not None and qb is not None:
@@ -115,12 +117,13 @@ def _distinct(fabric: Fabric) -> dict[str, list[PortQos]]:
 
 @per_fabric
 def _nic_leaves(fabric: Fabric) -> list[tuple[str, str, NicQos, PortQos]]:
-    """Every host NIC cabled to a switch port that has QoS, with that port's QoS: ``(node, ifname, NIC QoS, leaf
-    port QoS)``, in the order of the NICs' QoS (built once per fabric for the rules below that walk the NICs)."""
+    """Every host NIC cabled to a switch port that has QoS, with the QoS that port shares with its class (the
+    rules below read its values; they name the NIC and its ``peer``): ``(node, ifname, NIC QoS, leaf port QoS)``,
+    in the order of the NICs' QoS (built once per fabric for the rules below that walk the NICs)."""
     qos = compute(fabric)
     out: list[tuple[str, str, NicQos, PortQos]] = []
     for (node_name, ifname), nic in qos.nics.items():
-        leaf = qos.port(*nic.peer.split(":", 1)) if nic.peer else None
+        leaf = qos.shared(*nic.peer.split(":", 1)) if nic.peer else None
         if leaf is not None:
             out.append((node_name, ifname, nic, leaf))
     return out

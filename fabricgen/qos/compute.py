@@ -14,7 +14,7 @@ from types import MappingProxyType
 from fabricgen.inventory.schema import SwitchModel
 from fabricgen.qos import headroom as hr
 from fabricgen.qos.maps import tos_byte
-from fabricgen.qos.model import BufferPlan, FabricQos, Headroom, NcclEnv, NicQos, PortQos, SwitchQos
+from fabricgen.qos.model import BufferPlan, FabricQos, Headroom, NcclEnv, NicQos, PortQos, PortQosMap, SwitchQos
 from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_policy
 from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import Fabric, HostNic, Link, LinkKind, Node, Port, PortKind
@@ -135,16 +135,15 @@ class _Computer:
         pool = model.buffer.total_bytes
         shared = pool - total
         buffer = BufferPlan(pool, total, shared, pgs, f"catalog:{sw.model}")
-        ports: dict[str, PortQos] = {}
         mtu = self.mtu
-        # the PortQos fields between its name and its peer, per class: the first port of a local key (in port
-        # order) gives the headroom and sources of every port with that key, as each class has one key
+        # the shared QoS of each class (PortQosMap): the first port of a local key (in port order) gives the
+        # headroom and sources of every port with that key, as each class has one key
         per_switch: dict[tuple[object, ...], tuple[Mapping[int, Headroom], Mapping[str, str]]] = {}
-        shapes: dict[int, PortQos] = {}  # class → a port of it without name and peer
-        firsts: list[PortQos] = []  # the first port of each class
+        shapes: dict[int, PortQos] = {}  # id(class) → its shared QoS
+        entries: dict[str, tuple[PortQos, Port]] = {}
+        firsts: list[str] = []  # the first port of each class
         for p, c in zip(sw.ports, port_classes, strict=True):
             t = shapes.get(id(c))
-            first = t is None
             if t is None:
                 got = per_switch.get(c.local_key)
                 if got is None:
@@ -155,12 +154,9 @@ class _Computer:
                     name, "", c.speed, mtu, st.trust, st.dscp_to_tc, st.lanes, st.pfc_priorities, st.ecn, head,
                     st.watchdog, sources, c.role,
                 )
-            q = ports[p.name] = PortQos(
-                name, p.name, t.speed, t.mtu, t.trust, t.dscp_to_tc, t.lanes, t.pfc_priorities, t.ecn, t.headroom,
-                t.watchdog, t.sources, t.role, f"{p.peer_device}:{p.peer_port}",
-            )
-            if first:
-                firsts.append(q)
+                firsts.append(p.name)
+            entries[p.name] = (t, p)
+        ports = PortQosMap(entries)
         any_st = self.policy.settings(sw.platform, model.asic, "fabric", model.native_speed)
         return SwitchQos(
             device=name,
@@ -170,7 +166,7 @@ class _Computer:
             cnp_tc=any_st.cnp_tc,
             roce_tc=any_st.training().tc,
             sources=MappingProxyType({"cnp_tc": any_st.sources["cnp_tc"], "buffer": f"catalog:{sw.model}"}),
-            firsts=tuple(firsts),
+            firsts=tuple(ports[n] for n in firsts),
         )
 
     def _port_headroom(self, model_name: str, st: PortSettings, hb: hr.HeadroomBytes, link: Link, role: Role,
@@ -217,7 +213,7 @@ class _Computer:
         port = None
         if nic.peer_device is not None and nic.peer_port is not None:
             sq = switches.get(nic.peer_device)
-            port = sq.ports.get(nic.peer_port) if sq is not None else None
+            port = sq.ports.shared(nic.peer_port) if sq is not None else None
         if port is not None:
             platform_asic = self._platform_asic.get(port.device)
             if platform_asic is None:

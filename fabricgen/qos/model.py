@@ -20,7 +20,7 @@ Conventions used throughout:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -28,6 +28,7 @@ from fabricgen.topology.frozen import fast_init
 
 if TYPE_CHECKING:
     from fabricgen.qos.policy import ResolvedPolicy
+    from fabricgen.topology.model import Port
 
 Trust = Literal["dscp", "pcp"]
 Scheduling = Literal["strict", "ets"]
@@ -160,6 +161,52 @@ class PortQos:
         return None
 
 
+class PortQosMap(Mapping[str, PortQos]):
+    """The QoS of a switch's ports by port name, in port order.
+
+    The ports of one class (same settings, speed, breakout and cable; see :mod:`fabricgen.qos.compute`) have
+    the same QoS but for their name and peer. So the map holds, per port, its class's *shared* QoS (a
+    :class:`PortQos` whose ``port`` and ``peer`` are empty, one object per class) and the fabric's
+    :class:`~fabricgen.topology.model.Port`; a port's own :class:`PortQos` is made on its first lookup and kept.
+    Rules and renderers that read only shared values (everything but ``port`` and ``peer``) use :meth:`shared`
+    and make none: a 100k-GPU fabric has 400k switch ports and a few dozen classes.
+    """
+
+    __slots__ = ("_entries", "_made")
+
+    def __init__(self, entries: Mapping[str, tuple[PortQos, Port]]) -> None:
+        self._entries = entries
+        self._made: dict[str, PortQos] = {}
+
+    def __getitem__(self, name: str) -> PortQos:
+        made = self._made.get(name)
+        if made is None:
+            s, p = self._entries[name]
+            made = self._made[name] = PortQos(
+                s.device, name, s.speed, s.mtu, s.trust, s.dscp_to_tc, s.lanes, s.pfc_priorities, s.ecn, s.headroom,
+                s.watchdog, s.sources, s.role, f"{p.peer_device}:{p.peer_port}",
+            )
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __repr__(self) -> str:
+        return f"PortQosMap({len(self._entries)} ports)"
+
+    def shared(self, name: str) -> PortQos | None:
+        """The QoS port ``name`` shares with its class: equal to ``self[name]`` in every field but ``port`` and
+        ``peer`` (empty here); None when the switch has no such port."""
+        got = self._entries.get(name)
+        return None if got is None else got[0]
+
+
 @fast_init
 @dataclass(frozen=True, slots=True)
 class BufferPlan:
@@ -194,7 +241,7 @@ class SwitchQos:
 
     device: str
     platform: str
-    ports: Mapping[str, PortQos]
+    ports: PortQosMap
     buffer: BufferPlan
     cnp_tc: int
     roce_tc: int = 3
@@ -265,3 +312,8 @@ class FabricQos:
     def port(self, device: str, port: str) -> PortQos | None:
         sw = self.switches.get(device)
         return None if sw is None else sw.ports.get(port)
+
+    def shared(self, device: str, port: str) -> PortQos | None:
+        """The QoS of a switch port as its class shares it (:meth:`PortQosMap.shared`)."""
+        sw = self.switches.get(device)
+        return None if sw is None else sw.ports.shared(port)

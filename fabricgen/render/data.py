@@ -846,8 +846,9 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
     mtu = min(fabric.settings.switch_mtu, plat.max_mtu)
     sq = qos.switches.get(name) if qos is not None else None
     blocks = _QosBlocks(sq.buffer.shared_bytes, model.ports) if sq is not None else None
+    # an interface's QoS blocks are its class's (PortQosMap.shared): the same values, no per-port object
     interfaces = tuple(
-        _interface(fabric, sw, p, mtu, model.lanes, sq.ports.get(p.name) if sq is not None else None, blocks)
+        _interface(fabric, sw, p, mtu, model.lanes, sq.ports.shared(p.name) if sq is not None else None, blocks)
         for p in sw.ports
     )
     device_qos = None
