@@ -306,6 +306,11 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
     length_default = None  # links take the fabric's per-role default length
     per_spine = uplinks // spines_per_pod
     lanes_l, lanes_s = leaf_m.lanes, spine_m.lanes
+    # port names by position, each made once: every leaf has the same uplink ports, and every spine of a pod the
+    # same down port for a given (leaf, link) position
+    leaf_up_ports = [port_name(leaf_platform, host_cages + up // b_up + 1, up % b_up, b_up, lanes_l)
+                     for up in range(uplinks)]
+    spine_down_ports: dict[int, str] = {}
     for u in range(intent.units):
         unit = u + 1
         pod = u // units_per_pod if three_tier else 0
@@ -329,14 +334,14 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                 )
             )
             leaf_index = (unit_in_pod if three_tier else u) * rails + r
-            for up in range(uplinks):
-                cage = host_cages + up // b_up + 1
-                lport = port_name(leaf_platform, cage, up % b_up, b_up, lanes_l)
+            for up, lport in enumerate(leaf_up_ports):
                 j, k = up % spines_per_pod, up // spines_per_pod
                 logical = leaf_index * per_spine + k
-                sport = port_name(
-                    spine_platform, logical // b_spine_down + 1, logical % b_spine_down, b_spine_down, lanes_s
-                )
+                sport = spine_down_ports.get(logical)
+                if sport is None:
+                    sport = spine_down_ports[logical] = port_name(
+                        spine_platform, logical // b_spine_down + 1, logical % b_spine_down, b_spine_down, lanes_s
+                    )
                 links.append(LinkSpec(leaf, lport, spine_names[pod, j], sport, up_speed, length_default, None, src))
     # spine → core
     if three_tier:
@@ -348,13 +353,20 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
         b_core = _breakout(core_m, intent.core.model, up_speed_core)
         down_cages = math.ceil(spine_down / b_spine_down)
         per_core = spine_up // cores_per_plane
+        spine_up_ports = [
+            port_name(spine_platform, down_cages + v // b_spine_up + 1, v % b_spine_up, b_spine_up, lanes_s)
+            for v in range(spine_up)
+        ]
+        core_ports: dict[int, str] = {}
         for (pod, j), spine in spine_names.items():
-            for v in range(spine_up):
-                cage = down_cages + v // b_spine_up + 1
-                sport = port_name(spine_platform, cage, v % b_spine_up, b_spine_up, lanes_s)
+            for v, sport in enumerate(spine_up_ports):
                 c, k = v % cores_per_plane, v // cores_per_plane
                 logical = pod * per_core + k
-                cport = port_name(core_platform, logical // b_core + 1, logical % b_core, b_core, core_m.lanes)
+                cport = core_ports.get(logical)
+                if cport is None:
+                    cport = core_ports[logical] = port_name(
+                        core_platform, logical // b_core + 1, logical % b_core, b_core, core_m.lanes
+                    )
                 links.append(LinkSpec(spine, sport, core_names[j, c], cport, up_speed_core, None, None, src))
     # nodes and host links
     ifnames = [card.ifname for card in server.backend]

@@ -449,8 +449,11 @@ class _Resolver:
             b = end_of(spec, "b", b_dev, b_port, builds, nodes, host_speed)
             if a is None or b is None:
                 continue
-            if self._cabled_twice(spec, a_dev, a_port, used) or self._cabled_twice(spec, b_dev, b_port, used):
+            a_key, b_key = (a_dev, a_port), (b_dev, b_port)
+            if a_key in used or b_key in used or a_key == b_key:  # reported as one end at a time finds it
+                self._cabled_twice(spec, a_dev, a_port, used) or self._cabled_twice(spec, b_dev, b_port, used)
                 continue
+            used[a_key] = used[b_key] = spec.src
             if a.rank <= b.rank:
                 link = make_link(spec, a_dev, a_port, a, b_dev, b_port, b, builds, lengths, pool_of, len(links))
             else:
