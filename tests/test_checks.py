@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fabricgen.checks import Finding, Severity, addressing, cabling, capacity, run_checks
 from fabricgen.topology.model import Fabric
@@ -304,3 +306,39 @@ def test_each_check_is_quiet_on_the_lab(check: CheckFn, lab: Fabric) -> None:
 def test_checks_sort_errors_first() -> None:
     severities = [f.severity for f in findings_of("FG-CBL-002")]
     assert severities == [Severity.ERROR, Severity.WARNING]
+
+
+def _speed_match_by_every_link(fabric: Fabric) -> list[Row]:
+    """FG-CBL-001 as a walk over every link, looking both ends up (what speed_match finds without the lookups)."""
+    out: list[Row] = []
+    for link in fabric.links:
+        if link.b is None:
+            continue
+        a, b = cabling._end_speed(fabric, link.a), cabling._end_speed(fabric, link.b)
+        if a is not None and b is not None and a != b:
+            out.append(("error", "FG-CBL-001", f"{link.a.device}:{link.a.port}", f"runs {a}G but its peer "
+                        f"{link.b.device}:{link.b.port} runs {b}G"))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_speed_match_finds_what_a_walk_over_every_link_finds(data: st.DataObject) -> None:
+    """Any switch ports and NICs of the lab set to another speed: speed_match reports exactly the links whose two
+    ends differ, in link order (a mismatch on a leaf–spine link, a NIC–leaf link, or several)."""
+    lab = load_fabric(INVENTORIES / "lab")
+    speeds = st.sampled_from([100, 200, 400, 800])
+    switches = {}
+    for name, sw in lab.switches.items():
+        changed = data.draw(st.dictionaries(st.sampled_from([p.name for p in sw.ports]), speeds, max_size=2))
+        ports = tuple(dataclasses.replace(p, speed=changed.get(p.name, p.speed)) for p in sw.ports)
+        switches[name] = dataclasses.replace(sw, ports=ports)
+    nodes = {}
+    for name, node in lab.nodes.items():
+        changed = data.draw(st.dictionaries(st.sampled_from([n.ifname for n in node.nics]), speeds, max_size=2))
+        nics = tuple(dataclasses.replace(n, speed=changed.get(n.ifname, n.speed)) for n in node.nics)
+        nodes[name] = dataclasses.replace(node, nics=nics)
+    fabric = dataclasses.replace(lab, switches=switches, nodes=nodes)
+    expected = _speed_match_by_every_link(fabric)
+    assert rows(cabling.speed_match(fabric)) == expected
+    assert rows(cabling.speed_match(lab)) == _speed_match_by_every_link(lab) == []  # the lab's links all match

@@ -26,7 +26,18 @@ def _end_speed(fabric: Fabric, end: End) -> int | None:
 
 def speed_match(fabric: Fabric) -> Iterator[Finding]:
     """FG-CBL-001: both ends of a link must run the same speed (NIC–leaf links included)."""
-    for link in fabric.links:
+    links = fabric.links
+    # of two ends that differ, at least one runs other than its link's speed: only the links of such ends are
+    # looked at end by end (a walk over the ports and NICs, without a lookup per end)
+    suspects = {p.link for sw in fabric.switches.values() for p in sw.ports if p.speed != links[p.link].speed}
+    suspects.update(
+        nic.link
+        for node in fabric.nodes.values()
+        for nic in node.nics
+        if nic.link is not None and nic.speed != links[nic.link].speed
+    )
+    for index in sorted(suspects):
+        link = links[index]
         if link.b is None:
             continue
         a, b = _end_speed(fabric, link.a), _end_speed(fabric, link.b)
