@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fabricgen.cli.render import _Writer
 from fabricgen.topology.frozen import fast_init
-from fabricgen.topology.model import HostNic, Link, Port, PortKind
+from fabricgen.topology.model import Fabric, HostNic, Link, Port, PortKind
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -289,6 +289,83 @@ def test_a_ports_qos_is_its_class_shared_qos_with_its_name_and_peer(inventory: P
         assert sq.ports.shared("Ethernet999") is None and "Ethernet999" not in sq.ports
         with pytest.raises(KeyError):
             sq.ports["Ethernet999"]
+
+
+@pytest.mark.parametrize("inventory", _QOS_AND_CHECK_INVENTORIES, ids=lambda p: p.name)
+def test_a_nics_qos_is_its_class_shared_qos_with_its_own_names_and_peer(inventory: Path) -> None:
+    """FabricQos.nics keeps one shared QoS per NIC class and makes a NIC's own NicQos on lookup: in node and NIC
+    order, made once, equal to the shared one but for the node, interface, RDMA device, GPU, rail and peer."""
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.qos import compute
+    from fabricgen.topology.resolve import resolve
+
+    fabric = resolve(load_inventory(inventory))
+    nics = compute(fabric).nics
+    order = [(node.name, nic.ifname) for node in fabric.nodes.values() for nic in node.nics]
+    assert list(nics) == order and [key for key, _ in nics.shared_items()] == order and len(nics) == len(order)
+    for node in fabric.nodes.values():
+        for nic in node.nics:
+            own, shared = nics[node.name, nic.ifname], nics.shared((node.name, nic.ifname))
+            assert own is nics[node.name, nic.ifname] and shared is not None
+            peer = f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else ""
+            assert (own.node, own.ifname, own.rdma_dev, own.gpu, own.rail, own.peer) == (
+                node.name, nic.ifname, nic.rdma_dev, nic.gpu, nic.rail, peer)
+            assert dataclasses.replace(own, node="", ifname="", rdma_dev="", gpu=0, rail=0, peer="") == shared
+            assert own.sources["roce_tos"].endswith(f"nodes[{node.name}].nic_qos") == (
+                node.nic_qos is not None and node.nic_qos.tos is not None)
+    assert nics.shared(("nope", "eth9")) is None and ("nope", "eth9") not in nics
+
+
+@pytest.mark.parametrize("inventory", _QOS_AND_CHECK_INVENTORIES, ids=lambda p: p.name)
+def test_lossless_rules_find_on_shared_qos_what_they_find_on_each_port_and_nic(
+    inventory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The link and NIC rules compare the QoS each end shares with its class, once per pair of classes
+    (lossless._link_classes, _nic_classes); one pair per link and per NIC made of each port's and NIC's own QoS,
+    names and peers included, gives the same findings in the same order, rule by rule."""
+    from fabricgen.checks import lossless
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.qos import compute
+    from fabricgen.topology.memo import per_fabric
+    from fabricgen.topology.resolve import resolve
+
+    def findings() -> list[list[dict[str, object]]]:
+        fabric = resolve(load_inventory(inventory))  # a new Fabric: nothing memoised
+        return [[f.as_dict() for f in check(fabric)] for check in lossless.CHECKS]
+
+    grouped = findings()
+    if inventory.name in ("su1", "lab"):  # classes shared by many links and NICs
+        fabric = resolve(load_inventory(inventory))
+        assert len(lossless._link_classes(fabric)) < sum(1 for link in fabric.links if link.b is not None)
+        assert len(lossless._nic_classes(fabric)) < sum(len(node.nics) for node in fabric.nodes.values())
+
+    @per_fabric
+    def one_per_link(fab: Fabric) -> list[tuple[object, object, list[object]]]:
+        qos = compute(fab)
+        out: list[tuple[object, object, list[object]]] = []
+        for link in fab.links:
+            if link.b is not None:
+                qa = qos.port(link.a.device, link.a.port) or qos.nics.get((link.a.device, link.a.port))
+                qb = qos.port(link.b.device, link.b.port) or qos.nics.get((link.b.device, link.b.port))
+                if qa is not None and qb is not None:
+                    out.append((qa, qb, [link]))
+        return out
+
+    @per_fabric
+    def one_per_nic(fab: Fabric) -> list[tuple[object, object, list[object]]]:
+        qos = compute(fab)
+        out: list[tuple[object, object, list[object]]] = []
+        for node in fab.nodes.values():
+            for nic in node.nics:
+                own = qos.nics.get((node.name, nic.ifname))
+                leaf = qos.port(nic.peer_device, nic.peer_port) if nic.peer_device and nic.peer_port else None
+                if own is not None and leaf is not None:
+                    out.append((own, leaf, [(len(out), node.name, nic)]))
+        return out
+
+    monkeypatch.setattr(lossless, "_link_classes", one_per_link)
+    monkeypatch.setattr(lossless, "_nic_classes", one_per_nic)
+    assert findings() == grouped
 
 
 def test_a_port_name_is_placed_per_switch_shape(tmp_path: Path) -> None:

@@ -27,16 +27,17 @@ FG-QOS-015  the PFC watchdog's action is one the switch's NOS has (``forward`` o
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from fabricgen.checks import Finding, Severity
 from fabricgen.errors import SourcePos
 from fabricgen.qos import compute
 from fabricgen.qos.maps import L2_OVERHEAD, dscp_of_tos, map_differences, roce_path_mtu, tos_byte
+from fabricgen.qos.model import Lane as _Lane
 from fabricgen.qos.model import NicQos, PortQos
 from fabricgen.topology.memo import per_fabric
-from fabricgen.topology.model import End, Fabric, Link, LinkKind
+from fabricgen.topology.model import End, Fabric, HostNic, Link, LinkKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ def _end(end: End, q: PortQos | NicQos) -> _End:
 
 
 def _ends(link: Link, qa: PortQos | NicQos, qb: PortQos | NicQos) -> tuple[_End, _End]:
-    assert link.b is not None  # _links keeps cabled links only
+    assert link.b is not None  # _link_classes keeps cabled links only
     return _end(link.a, qa), _end(link.b, qb)
 
 
@@ -66,31 +67,45 @@ def _dscp_map(q: PortQos | NicQos) -> Mapping[int, int]:
     return q.dscp_to_tc if isinstance(q, PortQos) else q.dscp_to_prio
 
 
+_Qos = PortQos | NicQos
+
+
 @per_fabric
-def _links(fabric: Fabric) -> list[tuple[Link, PortQos | NicQos, PortQos | NicQos]]:
-    """Every cabled link with the QoS of both ends, a switch port's or a host NIC's (built once per fabric,
-    shared by the rules below; :func:`_end` names an end when a rule reports it). A switch port's is the QoS it
-    shares with its class (:meth:`~fabricgen.qos.model.PortQosMap.shared`): the rules compare values, and name
-    the ends from the link."""
+def _link_classes(fabric: Fabric) -> list[tuple[_Qos, _Qos, list[Link]]]:
+    """Every cabled link whose ends both have QoS, grouped by the QoS its two ends share with their class (a switch
+    port's :meth:`PortQosMap.shared <fabricgen.qos.model.SharedQosMap.shared>`, a NIC's): ``(end a's QoS, end
+    b's QoS, links)``, pairs in the order of their first link, links in fabric order. The rules compare the values
+    of a pair once and name the ends of its links from each link (built once per fabric)."""
     qos = compute(fabric)
     switches, nics = qos.switches, qos.nics
-    out: list[tuple[Link, PortQos | NicQos, PortQos | NicQos]] = []
+    groups: dict[tuple[int, int], tuple[_Qos, _Qos, list[Link]]] = {}
     for link in fabric.links:
         b = link.b
         if b is None:
             continue
         a = link.a
         sw = switches.get(a.device)
-        qa: PortQos | NicQos | None = sw.ports.shared(a.port) if sw is not None else None
+        qa: _Qos | None = sw.ports.shared(a.port) if sw is not None else None
         if qa is None:
-            qa = nics.get((a.device, a.port))
+            qa = nics.shared((a.device, a.port))
         sw = switches.get(b.device)
-        qb: PortQos | NicQos | None = sw.ports.shared(b.port) if sw is not None else None
+        qb: _Qos | None = sw.ports.shared(b.port) if sw is not None else None
         if qb is None:
-            qb = nics.get((b.device, b.port))
+            qb = nics.shared((b.device, b.port))
         if qa is not None and qb is not None:
-            out.append((link, qa, qb))
-    return out
+            key = (id(qa), id(qb))
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = (qa, qb, [])
+            group[2].append(link)
+    return list(groups.values())
+
+
+def _failing_links(fabric: Fabric, bad: Callable[[_Qos, _Qos], bool]) -> list[tuple[Link, _Qos, _Qos]]:
+    """``(link, end a's QoS, end b's QoS)`` of every link whose pair of QoS ``bad`` holds for, in fabric order."""
+    hits = [(link, qa, qb) for qa, qb, links in _link_classes(fabric) if bad(qa, qb) for link in links]
+    hits.sort(key=lambda hit: hit[0].index)
+    return hits
 
 
 @per_fabric
@@ -116,17 +131,43 @@ def _distinct(fabric: Fabric) -> dict[str, list[PortQos]]:
 
 
 @per_fabric
-def _nic_leaves(fabric: Fabric) -> list[tuple[str, str, NicQos, PortQos]]:
-    """Every host NIC cabled to a switch port that has QoS, with the QoS that port shares with its class (the
-    rules below read its values; they name the NIC and its ``peer``): ``(node, ifname, NIC QoS, leaf port QoS)``,
-    in the order of the NICs' QoS (built once per fabric for the rules below that walk the NICs)."""
+def _nic_classes(fabric: Fabric) -> list[tuple[NicQos, PortQos, list[tuple[int, str, HostNic]]]]:
+    """Every host NIC cabled to a switch port that has QoS, grouped by its shared QoS and the shared QoS of that
+    leaf port: ``(NIC QoS, leaf port QoS, [(position, node, NIC)])``, pairs in the order of their first NIC, NICs
+    in fabric order (``position`` numbers them). The rules read values of the pair and name each NIC and its peer
+    from the fabric's :class:`HostNic` (built once per fabric)."""
     qos = compute(fabric)
-    out: list[tuple[str, str, NicQos, PortQos]] = []
-    for (node_name, ifname), nic in qos.nics.items():
-        leaf = qos.shared(*nic.peer.split(":", 1)) if nic.peer else None
-        if leaf is not None:
-            out.append((node_name, ifname, nic, leaf))
-    return out
+    nics = qos.nics
+    groups: dict[tuple[int, int], tuple[NicQos, PortQos, list[tuple[int, str, HostNic]]]] = {}
+    position = 0
+    for node in fabric.nodes.values():
+        for nic in node.nics:
+            if nic.peer_device is None or nic.peer_port is None:
+                continue
+            q = nics.shared((node.name, nic.ifname))
+            leaf = qos.shared(nic.peer_device, nic.peer_port)
+            if q is None or leaf is None:
+                continue
+            key = (id(q), id(leaf))
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = (q, leaf, [])
+            group[2].append((position, node.name, nic))
+            position += 1
+    return list(groups.values())
+
+
+def _failing_nics(fabric: Fabric, bad: Callable[[NicQos, PortQos], bool]) -> list[tuple[str, HostNic, NicQos, PortQos]]:
+    """``(node, NIC, NIC QoS, leaf port QoS)`` of every NIC whose pair of QoS ``bad`` holds for, in fabric order."""
+    hits = [(at, node, nic, q, leaf) for q, leaf, members in _nic_classes(fabric) if bad(q, leaf)
+            for at, node, nic in members]
+    hits.sort(key=lambda hit: hit[0])
+    return [(node, nic, q, leaf) for _, node, nic, q, leaf in hits]
+
+
+def _peer(nic: HostNic) -> str:
+    """``device:port`` of the switch port a NIC is cabled to (as :attr:`NicQos.peer` says it)."""
+    return f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else ""
 
 
 def _prios(values: frozenset[int] | set[int]) -> str:
@@ -135,9 +176,7 @@ def _prios(values: frozenset[int] | set[int]) -> str:
 
 def trust_mode(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-001: both ends of every link trust DSCP (ConnectX firmware trusts PCP until told)."""
-    for link, qa, qb in _links(fabric):
-        if qa.trust == "dscp" and qb.trust == "dscp":
-            continue
+    for link, qa, qb in _failing_links(fabric, lambda qa, qb: qa.trust != "dscp" or qb.trust != "dscp"):
         a, b = _ends(link, qa, qb)
         for end, peer in ((a, b), (b, a)):
             if end.trust != "dscp":
@@ -153,6 +192,11 @@ def trust_mode(fabric: Fabric) -> Iterator[Finding]:
                 )
 
 
+def _maps_differ(qa: _Qos, qb: _Qos) -> bool:
+    ma, mb = _dscp_map(qa), _dscp_map(qb)
+    return ma is not mb and dict(ma) != dict(mb)
+
+
 def _diff_text(a: Mapping[int, int], b: Mapping[int, int], limit: int = 4) -> str:
     diffs = map_differences(a, b)
     shown = ", ".join(f"DSCP {d} → {x} vs {y}" for d, x, y in diffs[:limit])
@@ -163,18 +207,16 @@ def _diff_text(a: Mapping[int, int], b: Mapping[int, int], limit: int = 4) -> st
 def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-002: the DSCP → priority map is identical along every RoCE path: on both ends of every
     link and on every port of each switch."""
-    for link, qa, qb in _links(fabric):
-        ma, mb = _dscp_map(qa), _dscp_map(qb)
-        if ma is not mb and dict(ma) != dict(mb):
-            a, b = _ends(link, qa, qb)
-            yield Finding(
-                "FG-QOS-002",
-                Severity.ERROR,
-                a.name,
-                f"DSCP→priority map differs from its peer {b.name}: {_diff_text(a.dscp_to_tc, b.dscp_to_tc)}",
-                "use one map fabric-wide (a per-platform or per-role cnp_tc override often causes this)",
-                link.src,
-            )
+    for link, qa, qb in _failing_links(fabric, _maps_differ):
+        a, b = _ends(link, qa, qb)
+        yield Finding(
+            "FG-QOS-002",
+            Severity.ERROR,
+            a.name,
+            f"DSCP→priority map differs from its peer {b.name}: {_diff_text(a.dscp_to_tc, b.dscp_to_tc)}",
+            "use one map fabric-wide (a per-platform or per-role cnp_tc override often causes this)",
+            link.src,
+        )
     for name, distinct in _distinct(fabric).items():
         first: dict[int, PortQos] = {}
         for port in distinct:
@@ -199,18 +241,17 @@ def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
 def pfc_consistent(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-003: the PFC-enabled priorities are the same on both ends of every link (NIC included)
     and include every lossless lane's priority."""
-    for link, qa, qb in _links(fabric):
-        if qa.pfc_priorities != qb.pfc_priorities:
-            a, b = _ends(link, qa, qb)
-            yield Finding(
-                "FG-QOS-003",
-                Severity.ERROR,
-                a.name,
-                f"PFC on priorities {_prios(a.pfc)}, its peer {b.name} on {_prios(b.pfc)}: "
-                "PAUSE frames from one end are ignored by the other",
-                "enable PFC on exactly the lossless priorities on both ends (NIC: mlnx_qos --pfc)",
-                link.src,
-            )
+    for link, qa, qb in _failing_links(fabric, lambda qa, qb: qa.pfc_priorities != qb.pfc_priorities):
+        a, b = _ends(link, qa, qb)
+        yield Finding(
+            "FG-QOS-003",
+            Severity.ERROR,
+            a.name,
+            f"PFC on priorities {_prios(a.pfc)}, its peer {b.name} on {_prios(b.pfc)}: "
+            "PAUSE frames from one end are ignored by the other",
+            "enable PFC on exactly the lossless priorities on both ends (NIC: mlnx_qos --pfc)",
+            link.src,
+        )
     for name, distinct in _distinct(fabric).items():
         seen: set[tuple[int, int]] = set()
         for port in distinct:
@@ -278,16 +319,16 @@ def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
                     "keep the CNP priority out of PFC",
                     fabric.switches[name].src,
                 )
-    for node_name, _, nic, leaf in _nic_leaves(fabric):
+    for node_name, host_nic, nic, leaf in _failing_nics(fabric, _nic_cnp_wrong):
         node = fabric.nodes[node_name]
         expect = leaf.dscp_to_tc.get(nic.cnp_dscp)
-        cnp = next((lane for lane in leaf.lanes if lane.purpose == "cnp"), None)
-        if cnp is not None and (nic.cnp_dscp not in cnp.dscp or nic.cnp_priority != cnp.tc):
+        cnp = _cnp_off_lane(nic, leaf)
+        if cnp is not None:
             yield Finding(
                 "FG-QOS-004",
                 Severity.ERROR,
-                f"{node_name}:{nic.ifname}",
-                f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {nic.peer} "
+                f"{node_name}:{host_nic.ifname}",
+                f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {_peer(host_nic)} "
                 f"puts CNP (DSCP {','.join(map(str, cnp.dscp))}) on priority {cnp.tc} "
                 f"(DSCP {nic.cnp_dscp} → {expect})",
                 "set cnp_dscp/cnp_802p_prio on the NIC to the fabric's CNP lane",
@@ -297,12 +338,22 @@ def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
             yield Finding(
                 "FG-QOS-004",
                 Severity.ERROR,
-                f"{node_name}:{nic.ifname}",
+                f"{node_name}:{host_nic.ifname}",
                 f"NIC CNP priority {nic.cnp_priority} is PFC-enabled (PFC on {_prios(nic.pfc_priorities)}; "
-                f"peer {nic.peer})",
+                f"peer {_peer(host_nic)})",
                 "keep the CNP priority out of the NIC's PFC bitmap",
                 node.src,
             )
+
+
+def _cnp_off_lane(nic: NicQos, leaf: PortQos) -> _Lane | None:
+    """The leaf port's CNP lane when the NIC sends its CNPs with another DSCP or priority."""
+    cnp = next((lane for lane in leaf.lanes if lane.purpose == "cnp"), None)
+    return cnp if cnp is not None and (nic.cnp_dscp not in cnp.dscp or nic.cnp_priority != cnp.tc) else None
+
+
+def _nic_cnp_wrong(nic: NicQos, leaf: PortQos) -> bool:
+    return _cnp_off_lane(nic, leaf) is not None or nic.cnp_priority in nic.pfc_priorities
 
 
 def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
@@ -329,21 +380,28 @@ def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
                         "mark ECN on the RoCE queue (SONiC WRED_PROFILE ecn: ecn_all)",
                         fabric.switches[name].src,
                     )
-    for node_name, ifname, nic, leaf in _nic_leaves(fabric):
-        training = next(lane for lane in leaf.lanes if lane.purpose == "training")
-        missing = [
-            what for what, tcs in (("notification", nic.ecn_np), ("reaction", nic.ecn_rp)) if training.tc not in tcs
-        ]
-        if missing:
-            yield Finding(
-                "FG-QOS-005",
-                Severity.ERROR,
-                f"{node_name}:{ifname}",
-                f"ECN {' and '.join(missing)} point off for RoCE priority {training.tc} "
-                f"(NIC ECN on {_prios(nic.ecn_np)}), while its peer {nic.peer} marks queue {training.tc}",
-                f"echo 1 > /sys/class/net/{ifname}/ecn/roce_np/enable/{training.tc} (and roce_rp)",
-                fabric.nodes[node_name].src,
-            )
+    for node_name, host_nic, nic, leaf in _failing_nics(fabric, lambda nic, leaf: bool(_ecn_off(nic, leaf))):
+        training = _training(leaf)
+        ifname = host_nic.ifname
+        yield Finding(
+            "FG-QOS-005",
+            Severity.ERROR,
+            f"{node_name}:{ifname}",
+            f"ECN {' and '.join(_ecn_off(nic, leaf))} point off for RoCE priority {training.tc} "
+            f"(NIC ECN on {_prios(nic.ecn_np)}), while its peer {_peer(host_nic)} marks queue {training.tc}",
+            f"echo 1 > /sys/class/net/{ifname}/ecn/roce_np/enable/{training.tc} (and roce_rp)",
+            fabric.nodes[node_name].src,
+        )
+
+
+def _training(leaf: PortQos) -> _Lane:
+    return next(lane for lane in leaf.lanes if lane.purpose == "training")
+
+
+def _ecn_off(nic: NicQos, leaf: PortQos) -> list[str]:
+    """The ECN points (notification, reaction) the NIC has off for the leaf port's RoCE priority."""
+    tc = _training(leaf).tc
+    return [what for what, tcs in (("notification", nic.ecn_np), ("reaction", nic.ecn_rp)) if tc not in tcs]
 
 
 def ecn_before_pfc(fabric: Fabric) -> Iterator[Finding]:
@@ -405,24 +463,26 @@ def mtu_path(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-007: every switch port on a RoCE path carries host MTU + L2 overhead, host MTUs are
     uniform, and the RoCE path MTU is 4096."""
     qos = compute(fabric)
-    mtus = Counter(nic.mtu for nic in qos.nics.values())
+    mtus = Counter(nic.mtu for _, nic in qos.nics.shared_items())
     if len(mtus) > 1:
         common = mtus.most_common(1)[0][0]
-        for (node_name, ifname), nic in qos.nics.items():
+        for (node_name, ifname), nic in qos.nics.shared_items():
             if nic.mtu != common:
                 yield Finding(
                     "FG-QOS-007",
                     Severity.ERROR,
                     f"{node_name}:{ifname}",
-                    f"host MTU {nic.mtu} differs from the fabric's other NICs ({common}); peer {nic.peer or 'none'}",
+                    f"host MTU {nic.mtu} differs from the fabric's other NICs ({common}); "
+                    f"peer {qos.nics[node_name, ifname].peer or 'none'}",
                     "use one host MTU everywhere (fabric.host_mtu)",
                     fabric.nodes[node_name].src,
                 )
     host_mtu = max(mtus) if mtus else fabric.settings.host_mtu
     need = host_mtu + L2_OVERHEAD
-    for link, qa, qb in _links(fabric):
-        if not (isinstance(qa, PortQos) and qa.mtu < need) and not (isinstance(qb, PortQos) and qb.mtu < need):
-            continue
+    def too_small(qa: _Qos, qb: _Qos) -> bool:
+        return (isinstance(qa, PortQos) and qa.mtu < need) or (isinstance(qb, PortQos) and qb.mtu < need)
+
+    for link, qa, qb in _failing_links(fabric, too_small):
         a, b = _ends(link, qa, qb)
         for end, peer in ((a, b), (b, a)):
             if end.port is not None and end.mtu < need:
@@ -436,7 +496,7 @@ def mtu_path(fabric: Fabric) -> Iterator[Finding]:
                     link.src,
                 )
     seen: set[int] = set()
-    for (node_name, ifname), nic in qos.nics.items():
+    for (node_name, ifname), nic in qos.nics.shared_items():
         path = roce_path_mtu(nic.mtu)
         if path < 4096 and nic.mtu not in seen:
             seen.add(nic.mtu)
@@ -444,7 +504,8 @@ def mtu_path(fabric: Fabric) -> Iterator[Finding]:
                 "FG-QOS-007",
                 Severity.ERROR,
                 f"{node_name}:{ifname}",
-                f"host MTU {nic.mtu} gives RoCE path MTU {path}, not 4096 (needs ≥ 4192); peer {nic.peer or 'none'}",
+                f"host MTU {nic.mtu} gives RoCE path MTU {path}, not 4096 (needs ≥ 4192); "
+                f"peer {qos.nics[node_name, ifname].peer or 'none'}",
                 "use host MTU 9000",
                 fabric.nodes[node_name].src,
             )
@@ -491,42 +552,46 @@ def buffer_fits(fabric: Fabric) -> Iterator[Finding]:
             )
 
 
+def _unmarked(nic: NicQos, leaf: PortQos) -> bool:
+    """Whether the NIC marks RoCE with a DSCP outside the leaf port's RoCE lane."""
+    return dscp_of_tos(nic.roce_tos) not in _training(leaf).dscp
+
+
 def host_marking(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-010: hosts mark RoCE (RDMA-CM ToS and NCCL_IB_TC) with the DSCP of the lossless RoCE lane."""
     qos = compute(fabric)
-    for node_name, ifname, nic, leaf in _nic_leaves(fabric):
-        training = next(lane for lane in leaf.lanes if lane.purpose == "training")
+    for node_name, host_nic, nic, leaf in _failing_nics(fabric, _unmarked):
+        ifname = host_nic.ifname
+        training = _training(leaf)
         want = tos_byte(training.dscp[0], training.ecn) if training.dscp else 0
         dscp = dscp_of_tos(nic.roce_tos)
         tc = leaf.dscp_to_tc.get(dscp, 0)
-        if dscp not in training.dscp:
-            lane = leaf.lane(tc)
-            kind = "lossless" if lane is not None and lane.lossless else "lossy"
-            yield Finding(
-                "FG-QOS-010",
-                Severity.ERROR,
-                f"{node_name}:{ifname}",
-                f"RoCE ToS {nic.roce_tos} (DSCP {dscp}) lands in {kind} priority {tc} "
-                f"({lane.name if lane else 'no lane'}) on its peer {nic.peer}; the RoCE lane wants ToS {want} "
-                f"(DSCP {training.dscp[0] if training.dscp else '-'})",
-                f"remove the tos override of {node_name} or set it to {want}",
-                fabric.nodes[node_name].src,
-            )
+        lane = leaf.lane(tc)
+        kind = "lossless" if lane is not None and lane.lossless else "lossy"
+        yield Finding(
+            "FG-QOS-010",
+            Severity.ERROR,
+            f"{node_name}:{ifname}",
+            f"RoCE ToS {nic.roce_tos} (DSCP {dscp}) lands in {kind} priority {tc} "
+            f"({lane.name if lane else 'no lane'}) on its peer {_peer(host_nic)}; the RoCE lane wants ToS {want} "
+            f"(DSCP {training.dscp[0] if training.dscp else '-'})",
+            f"remove the tos override of {node_name} or set it to {want}",
+            fabric.nodes[node_name].src,
+        )
     for node_name, env in qos.nccl.items():
         node = fabric.nodes[node_name]
-        nics = [qos.nics[node_name, n.ifname] for n in node.nics if (node_name, n.ifname) in qos.nics]
-        cabled = [n for n in nics if n.peer]
+        cabled = [(n, q) for n in node.nics if n.peer_device and (q := qos.nics.shared((node_name, n.ifname)))]
         if not cabled:
             continue
         raw = env.variables.get("NCCL_IB_TC", "")
-        expect = cabled[0].roce_tos
+        expect = cabled[0][1].roce_tos
         if not raw.isdigit() or int(raw) != expect:
             yield Finding(
                 "FG-QOS-010",
                 Severity.ERROR,
                 node_name,
                 f"NCCL_IB_TC={raw or 'unset'} but its NICs mark RoCE with ToS {expect} "
-                f"(DSCP {dscp_of_tos(expect)}); first NIC peer {cabled[0].peer}"
+                f"(DSCP {dscp_of_tos(expect)}); first NIC peer {_peer(cabled[0][0])}"
                 + (": unset, NCCL sends on priority 0" if not raw else ""),
                 f"NCCL_IB_TC={expect}",
                 node.src,

@@ -14,7 +14,17 @@ from types import MappingProxyType
 from fabricgen.inventory.schema import SwitchModel
 from fabricgen.qos import headroom as hr
 from fabricgen.qos.maps import tos_byte
-from fabricgen.qos.model import BufferPlan, FabricQos, Headroom, NcclEnv, NicQos, PortQos, PortQosMap, SwitchQos
+from fabricgen.qos.model import (
+    BufferPlan,
+    FabricQos,
+    Headroom,
+    NcclEnv,
+    NicQos,
+    NicQosMap,
+    PortQos,
+    PortQosMap,
+    SwitchQos,
+)
 from fabricgen.qos.policy import PortSettings, ResolvedPolicy, Role, resolve_policy
 from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import Fabric, HostNic, Link, LinkKind, Node, Port, PortKind
@@ -78,14 +88,14 @@ class _Computer:
 
     def run(self) -> FabricQos:
         switches = {name: self._switch(name) for name in self.fabric.switches}
-        nics: dict[tuple[str, str], NicQos] = {}
+        nics: dict[tuple[str, str], tuple[NicQos, HostNic]] = {}
         nccl: dict[str, NcclEnv] = {}
         for node in self.fabric.nodes.values():
-            node_nics = [self._nic(node, nic, switches) for nic in node.nics]
-            for n in node_nics:
-                nics[n.node, n.ifname] = n
-            nccl[node.name] = self._nccl(node, node_nics)
-        return FabricQos(switches=switches, nics=nics, nccl=nccl, policy=self.policy)
+            shared = [self._nic(node, nic, switches) for nic in node.nics]
+            for nic, q in zip(node.nics, shared, strict=True):
+                nics[node.name, nic.ifname] = (q, nic)
+            nccl[node.name] = self._nccl(node, shared)
+        return FabricQos(switches=switches, nics=NicQosMap(nics), nccl=nccl, policy=self.policy)
 
     # ------------------------------------------------------------------ switches
 
@@ -210,6 +220,8 @@ class _Computer:
     # ------------------------------------------------------------------ hosts
 
     def _nic(self, node: Node, nic: HostNic, switches: Mapping[str, SwitchQos]) -> NicQos:
+        """The QoS ``nic`` shares with its class (NicQosMap): one object per distinct leaf port settings, node
+        override and RDMA driver."""
         port = None
         if nic.peer_device is not None and nic.peer_port is not None:
             sq = switches.get(nic.peer_device)
@@ -224,10 +236,14 @@ class _Computer:
         else:
             st = self.policy.settings("", "", "host", nic.speed)
         over = node.nic_qos
-        where = f"override:nodes[{node.name}].nic_qos"
-        key = (id(st), id(over))
-        base = self._nic_cache.get(key)
-        if base is None:
+        driver = self._driver.get(nic.model)
+        if driver is None:
+            nics = self.fabric.catalog.nics
+            driver = self._driver[nic.model] = nics[nic.model].rdma_driver if nic.model in nics else "mlx5"
+        key = (id(st), id(over), driver)
+        shared = self._nic_cache.get(key)
+        if shared is None:
+            where = f"override:nodes[{node.name}].nic_qos"
             training = st.training()
             cnp = st.cnp()
             sources = {
@@ -256,7 +272,7 @@ class _Computer:
                     tos, sources["roce_tos"] = over.tos, where
                 if over.mtu is not None:
                     mtu, sources["mtu"] = over.mtu, where
-            base = NicQos(
+            shared = NicQos(
                 node="",
                 ifname="",
                 rdma_dev="",
@@ -268,23 +284,16 @@ class _Computer:
                 cnp_dscp=cnp.dscp[0] if cnp is not None and cnp.dscp else 48,
                 cnp_priority=st.cnp_tc,
                 mtu=mtu,
+                driver=driver,
                 dscp_to_prio=st.dscp_to_tc,
                 sources=MappingProxyType(sources),
             )
-            self._nic_cache[key] = base
-        driver = self._driver.get(nic.model)
-        if driver is None:
-            nics = self.fabric.catalog.nics
-            driver = self._driver[nic.model] = nics[nic.model].rdma_driver if nic.model in nics else "mlx5"
-        return NicQos(  # positional (100k NICs): node, ifname, rdma_dev, trust, pfc_priorities, ecn_np, ecn_rp,
-            # roce_tos, cnp_dscp, cnp_priority, mtu, driver, dscp_to_prio, gpu, rail, peer, sources
-            node.name, nic.ifname, nic.rdma_dev, base.trust, base.pfc_priorities, base.ecn_np, base.ecn_rp,
-            base.roce_tos, base.cnp_dscp, base.cnp_priority, base.mtu, driver, base.dscp_to_prio, nic.gpu, nic.rail,
-            f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else "", base.sources,
-        )
+            self._nic_cache[key] = shared
+        return shared
 
     def _nccl(self, node: Node, nics: list[NicQos]) -> NcclEnv:
-        names = tuple(n.rdma_dev for n in sorted(nics, key=_GPU_RAIL))
+        """The node's NCCL environment; ``nics`` is the shared QoS of each of its NICs, in NIC order."""
+        names = tuple(n.rdma_dev for n in sorted(node.nics, key=_GPU_RAIL))
         hca = self._hca.get(names)
         if hca is None:  # once per distinct list of RDMA devices (every node of a server model has the same)
             exact = any(a != b and b.startswith(a) for a in names for b in names)

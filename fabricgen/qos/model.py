@@ -22,13 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from fabricgen.topology.frozen import fast_init
 
 if TYPE_CHECKING:
     from fabricgen.qos.policy import ResolvedPolicy
-    from fabricgen.topology.model import Port
+    from fabricgen.topology.model import HostNic, Port
+
+K = TypeVar("K")
+V = TypeVar("V")
+O = TypeVar("O")  # noqa: E741 (the fabric object a value belongs to)
 
 Trust = Literal["dscp", "pcp"]
 Scheduling = Literal["strict", "ets"]
@@ -161,50 +165,70 @@ class PortQos:
         return None
 
 
-class PortQosMap(Mapping[str, PortQos]):
-    """The QoS of a switch's ports by port name, in port order.
+class SharedQosMap(Mapping[K, V], Generic[K, V, O]):
+    """QoS values by key, kept once per class of equal values.
 
-    The ports of one class (same settings, speed, breakout and cable; see :mod:`fabricgen.qos.compute`) have
-    the same QoS but for their name and peer. So the map holds, per port, its class's *shared* QoS (a
-    :class:`PortQos` whose ``port`` and ``peer`` are empty, one object per class) and the fabric's
-    :class:`~fabricgen.topology.model.Port`; a port's own :class:`PortQos` is made on its first lookup and kept.
-    Rules and renderers that read only shared values (everything but ``port`` and ``peer``) use :meth:`shared`
-    and make none: a 100k-GPU fabric has 400k switch ports and a few dozen classes.
+    Many ports (or NICs) have the same QoS but for who they are: their name and peer. So such a map holds, per
+    key, its class's *shared* value (a ``V`` whose identity fields are empty, one object per class) and the
+    fabric object it belongs to (``O``); the key's own value is made from the two on its first lookup and kept.
+    Rules and renderers that read only shared values use :meth:`shared` and :meth:`shared_items` and make none:
+    a 100k-GPU fabric has 400k switch ports and 100k NICs, and a few dozen classes of each.
     """
 
     __slots__ = ("_entries", "_made")
 
-    def __init__(self, entries: Mapping[str, tuple[PortQos, Port]]) -> None:
+    def __init__(self, entries: Mapping[K, tuple[V, O]]) -> None:
         self._entries = entries
-        self._made: dict[str, PortQos] = {}
+        self._made: dict[K, V] = {}
 
-    def __getitem__(self, name: str) -> PortQos:
-        made = self._made.get(name)
+    def _make(self, key: K, shared: V, own: O) -> V:
+        raise NotImplementedError
+
+    def __getitem__(self, key: K) -> V:
+        made = self._made.get(key)
         if made is None:
-            s, p = self._entries[name]
-            made = self._made[name] = PortQos(
-                s.device, name, s.speed, s.mtu, s.trust, s.dscp_to_tc, s.lanes, s.pfc_priorities, s.ecn, s.headroom,
-                s.watchdog, s.sources, s.role, f"{p.peer_device}:{p.peer_port}",
-            )
+            shared, own = self._entries[key]
+            made = self._made[key] = self._make(key, shared, own)
         return made
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[K]:
         return iter(self._entries)
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._entries
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
 
     def __repr__(self) -> str:
-        return f"PortQosMap({len(self._entries)} ports)"
+        return f"{type(self).__name__}({len(self._entries)} entries)"
 
-    def shared(self, name: str) -> PortQos | None:
-        """The QoS port ``name`` shares with its class: equal to ``self[name]`` in every field but ``port`` and
-        ``peer`` (empty here); None when the switch has no such port."""
-        got = self._entries.get(name)
+    def shared(self, key: K) -> V | None:
+        """The value ``key`` shares with its class: equal to ``self[key]`` in every field but those that say
+        whose it is (empty here); None when there is no such key."""
+        got = self._entries.get(key)
         return None if got is None else got[0]
+
+    def shared_items(self) -> Iterator[tuple[K, V]]:
+        """``(key, shared value)`` for every key, in order."""
+        for key, (shared, _) in self._entries.items():
+            yield key, shared
+
+
+class PortQosMap(SharedQosMap[str, PortQos, "Port"]):
+    """The QoS of a switch's ports by port name, in port order. The ports of one class (same settings, speed,
+    breakout and cable; :mod:`fabricgen.qos.compute`) share a :class:`PortQos` whose ``port`` and ``peer`` are
+    empty; a port's own adds its name and peer (``device:port``) from its
+    :class:`~fabricgen.topology.model.Port`."""
+
+    __slots__ = ()
+
+    def _make(self, key: str, shared: PortQos, own: Port) -> PortQos:
+        s = shared
+        return PortQos(
+            s.device, key, s.speed, s.mtu, s.trust, s.dscp_to_tc, s.lanes, s.pfc_priorities, s.ecn, s.headroom,
+            s.watchdog, s.sources, s.role, f"{own.peer_device}:{own.peer_port}",
+        )
 
 
 @fast_init
@@ -285,6 +309,24 @@ class NicQos:
     sources: Mapping[str, str] = field(default_factory=dict)
 
 
+class NicQosMap(SharedQosMap[tuple[str, str], NicQos, "HostNic"]):
+    """The QoS of every host NIC by ``(node, ifname)``, in node and NIC order. The NICs of one class (same
+    settings, node override and driver; :mod:`fabricgen.qos.compute`) share a :class:`NicQos` whose ``node``,
+    ``ifname``, ``rdma_dev``, ``gpu``, ``rail`` and ``peer`` are empty or 0; a NIC's own takes them from its
+    :class:`~fabricgen.topology.model.HostNic`."""
+
+    __slots__ = ()
+
+    def _make(self, key: tuple[str, str], shared: NicQos, own: HostNic) -> NicQos:
+        s = shared
+        return NicQos(  # positional: node, ifname, rdma_dev, trust, pfc_priorities, ecn_np, ecn_rp, roce_tos,
+            # cnp_dscp, cnp_priority, mtu, driver, dscp_to_prio, gpu, rail, peer, sources
+            key[0], key[1], own.rdma_dev, s.trust, s.pfc_priorities, s.ecn_np, s.ecn_rp, s.roce_tos, s.cnp_dscp,
+            s.cnp_priority, s.mtu, s.driver, s.dscp_to_prio, own.gpu, own.rail,
+            f"{own.peer_device}:{own.peer_port}" if own.peer_device else "", s.sources,
+        )
+
+
 @fast_init
 @dataclass(frozen=True, slots=True)
 class NcclEnv:
@@ -305,7 +347,7 @@ class FabricQos:
     """
 
     switches: Mapping[str, SwitchQos]
-    nics: Mapping[tuple[str, str], NicQos]
+    nics: NicQosMap
     nccl: Mapping[str, NcclEnv]
     policy: ResolvedPolicy
 
