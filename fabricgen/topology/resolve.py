@@ -450,8 +450,10 @@ class _Resolver:
             if a is None or b is None:
                 continue
             a_key, b_key = (a_dev, a_port), (b_dev, b_port)
-            if a_key in used or b_key in used or a_key == b_key:  # reported as one end at a time finds it
-                self._cabled_twice(spec, a_dev, a_port, used) or self._cabled_twice(spec, b_dev, b_port, used)
+            if a_key in used or b_key in used or a_key == b_key:
+                # reported as checking one end at a time finds it: a first (and marked when only b is taken)
+                if not self._cabled_twice(spec, a_dev, a_port, used):
+                    self._cabled_twice(spec, b_dev, b_port, used)
                 continue
             used[a_key] = used[b_key] = spec.src
             if a.rank <= b.rank:
@@ -486,7 +488,7 @@ class _Resolver:
     def _dangling(
         spec: LinkSpec, device: str, port: str, end: _EndInfo, lengths: dict[LinkKind, float], index: int
     ) -> Link:
-        """A cable with only its lower end written (``b`` left out): no peer, no /31, no port on the switch."""
+        """A cable landed only at end ``a`` (``b`` left out): no peer, no /31, no port on the switch."""
         kind = LinkKind.HOST if end.rank <= 1 else LinkKind.LEAF_SPINE if end.rank == 2 else LinkKind.SPINE_CORE
         length = spec.length_m or lengths[kind]
         return Link(
