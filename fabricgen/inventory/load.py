@@ -136,6 +136,11 @@ class SourceMap:
             key = key[:-1]
         return self._get(())
 
+    def item(self, section: str, index: int) -> SourcePos | None:
+        """:meth:`find` of ``(section, index)``, a list item (which has a position of its own when it was written)
+        looked up first: once per switch, node and link of an explicit inventory."""
+        return self._get((section, index)) or self.find((section,))
+
     def items(self) -> Iterator[tuple[PathKey, SourcePos]]:
         """Every recorded position, the keys of one-line items included."""
         for key, raw in list(self._pos.items()):
@@ -177,7 +182,7 @@ class LoadedInventory:
     def item_pos(self, section: str, index: int) -> SourcePos | None:
         """Position of the ``index``-th item of a list section (as validated, after any salvage)."""
         original = self.kept[section][index] if self.kept and section in self.kept else index
-        return self.source.find((section, original))
+        return self.source.item(section, original)
 
 
 def field_path(tree: Any, path: Sequence[str | int]) -> str:
