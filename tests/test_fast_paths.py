@@ -4,6 +4,7 @@ writer, the lazily imported commands."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fabricgen.cli.render import _Writer
+from fabricgen.qos.model import NicQosMap
 from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.model import Fabric, HostNic, Link, Port, PortKind
 
@@ -295,6 +297,27 @@ def test_a_ports_qos_is_its_class_shared_qos_with_its_name_and_peer(inventory: P
 def test_a_nics_qos_is_its_class_shared_qos_with_its_own_names_and_peer(inventory: Path) -> None:
     """FabricQos.nics keeps one shared QoS per NIC class and makes a NIC's own NicQos on lookup: in node and NIC
     order, made once, equal to the shared one but for the node, interface, RDMA device, GPU, rail and peer."""
+    _assert_nic_qos(inventory)
+
+
+def test_a_nics_own_qos_keeps_its_gpu_apart_from_its_rail(tmp_path: Path) -> None:
+    """The lab with a DGX H100 whose NIC i serves GPU 7 - i (every shipped server has NIC i on GPU i): each NIC's
+    own QoS still has its GPU and its rail."""
+    import shutil
+
+    from fabricgen.inventory.catalog import shipped
+
+    lab = tmp_path / "lab"
+    shutil.copytree(Path(__file__).parent.parent / "inventories" / "lab", lab)
+    server = shipped().servers["dgx-h100"].model_dump(mode="json", exclude_none=True)
+    for card in server["backend"]:
+        card["gpu"] = len(server["backend"]) - 1 - card["gpu"]
+    (lab / "catalog.yaml").write_text(json.dumps({"catalog": {"servers": {"dgx-h100": server}}}))
+    nics = _assert_nic_qos(lab)
+    assert all(nic.gpu == 7 - nic.rail for nic in (nics[key] for key in nics)) and len(nics) == 32
+
+
+def _assert_nic_qos(inventory: Path) -> NicQosMap:
     from fabricgen.inventory.load import load_inventory
     from fabricgen.qos import compute
     from fabricgen.topology.resolve import resolve
@@ -314,6 +337,7 @@ def test_a_nics_qos_is_its_class_shared_qos_with_its_own_names_and_peer(inventor
             assert own.sources["roce_tos"].endswith(f"nodes[{node.name}].nic_qos") == (
                 node.nic_qos is not None and node.nic_qos.tos is not None)
     assert nics.shared(("nope", "eth9")) is None and ("nope", "eth9") not in nics
+    return nics
 
 
 @pytest.mark.parametrize("inventory", _QOS_AND_CHECK_INVENTORIES, ids=lambda p: p.name)
