@@ -34,8 +34,7 @@ from fabricgen.checks import Finding, Severity
 from fabricgen.errors import SourcePos
 from fabricgen.qos import compute
 from fabricgen.qos.maps import L2_OVERHEAD, dscp_of_tos, map_differences, roce_path_mtu, tos_byte
-from fabricgen.qos.model import Lane as _Lane
-from fabricgen.qos.model import NicQos, PortQos
+from fabricgen.qos.model import Lane, NicQos, PortQos
 from fabricgen.topology.memo import per_fabric
 from fabricgen.topology.model import End, Fabric, HostNic, Link, LinkKind
 
@@ -163,11 +162,6 @@ def _failing_nics(fabric: Fabric, bad: Callable[[NicQos, PortQos], bool]) -> lis
             for at, node, nic in members]
     hits.sort(key=lambda hit: hit[0])
     return [(node, nic, q, leaf) for _, node, nic, q, leaf in hits]
-
-
-def _peer(nic: HostNic) -> str:
-    """``device:port`` of the switch port a NIC is cabled to (as :attr:`NicQos.peer` says it)."""
-    return f"{nic.peer_device}:{nic.peer_port}" if nic.peer_device else ""
 
 
 def _prios(values: frozenset[int] | set[int]) -> str:
@@ -328,7 +322,7 @@ def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
                 "FG-QOS-004",
                 Severity.ERROR,
                 f"{node_name}:{host_nic.ifname}",
-                f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {_peer(host_nic)} "
+                f"NIC sends CNPs with DSCP {nic.cnp_dscp} priority {nic.cnp_priority}, but its peer {host_nic.peer} "
                 f"puts CNP (DSCP {','.join(map(str, cnp.dscp))}) on priority {cnp.tc} "
                 f"(DSCP {nic.cnp_dscp} → {expect})",
                 "set cnp_dscp/cnp_802p_prio on the NIC to the fabric's CNP lane",
@@ -340,13 +334,13 @@ def cnp_strict(fabric: Fabric) -> Iterator[Finding]:
                 Severity.ERROR,
                 f"{node_name}:{host_nic.ifname}",
                 f"NIC CNP priority {nic.cnp_priority} is PFC-enabled (PFC on {_prios(nic.pfc_priorities)}; "
-                f"peer {_peer(host_nic)})",
+                f"peer {host_nic.peer})",
                 "keep the CNP priority out of the NIC's PFC bitmap",
                 node.src,
             )
 
 
-def _cnp_off_lane(nic: NicQos, leaf: PortQos) -> _Lane | None:
+def _cnp_off_lane(nic: NicQos, leaf: PortQos) -> Lane | None:
     """The leaf port's CNP lane when the NIC sends its CNPs with another DSCP or priority."""
     cnp = next((lane for lane in leaf.lanes if lane.purpose == "cnp"), None)
     return cnp if cnp is not None and (nic.cnp_dscp not in cnp.dscp or nic.cnp_priority != cnp.tc) else None
@@ -388,13 +382,13 @@ def ecn_enabled(fabric: Fabric) -> Iterator[Finding]:
             Severity.ERROR,
             f"{node_name}:{ifname}",
             f"ECN {' and '.join(_ecn_off(nic, leaf))} point off for RoCE priority {training.tc} "
-            f"(NIC ECN on {_prios(nic.ecn_np)}), while its peer {_peer(host_nic)} marks queue {training.tc}",
+            f"(NIC ECN on {_prios(nic.ecn_np)}), while its peer {host_nic.peer} marks queue {training.tc}",
             f"echo 1 > /sys/class/net/{ifname}/ecn/roce_np/enable/{training.tc} (and roce_rp)",
             fabric.nodes[node_name].src,
         )
 
 
-def _training(leaf: PortQos) -> _Lane:
+def _training(leaf: PortQos) -> Lane:
     return next(lane for lane in leaf.lanes if lane.purpose == "training")
 
 
@@ -573,7 +567,7 @@ def host_marking(fabric: Fabric) -> Iterator[Finding]:
             Severity.ERROR,
             f"{node_name}:{ifname}",
             f"RoCE ToS {nic.roce_tos} (DSCP {dscp}) lands in {kind} priority {tc} "
-            f"({lane.name if lane else 'no lane'}) on its peer {_peer(host_nic)}; the RoCE lane wants ToS {want} "
+            f"({lane.name if lane else 'no lane'}) on its peer {host_nic.peer}; the RoCE lane wants ToS {want} "
             f"(DSCP {training.dscp[0] if training.dscp else '-'})",
             f"remove the tos override of {node_name} or set it to {want}",
             fabric.nodes[node_name].src,
@@ -591,7 +585,7 @@ def host_marking(fabric: Fabric) -> Iterator[Finding]:
                 Severity.ERROR,
                 node_name,
                 f"NCCL_IB_TC={raw or 'unset'} but its NICs mark RoCE with ToS {expect} "
-                f"(DSCP {dscp_of_tos(expect)}); first NIC peer {_peer(cabled[0][0])}"
+                f"(DSCP {dscp_of_tos(expect)}); first NIC peer {cabled[0][0].peer}"
                 + (": unset, NCCL sends on priority 0" if not raw else ""),
                 f"NCCL_IB_TC={expect}",
                 node.src,

@@ -227,7 +227,7 @@ class PortQosMap(SharedQosMap[str, PortQos, "Port"]):
         s = shared
         return PortQos(
             s.device, key, s.speed, s.mtu, s.trust, s.dscp_to_tc, s.lanes, s.pfc_priorities, s.ecn, s.headroom,
-            s.watchdog, s.sources, s.role, f"{own.peer_device}:{own.peer_port}",
+            s.watchdog, s.sources, s.role, own.peer,
         )
 
 
@@ -323,7 +323,7 @@ class NicQosMap(SharedQosMap[tuple[str, str], NicQos, "HostNic"]):
             # cnp_dscp, cnp_priority, mtu, driver, dscp_to_prio, gpu, rail, peer, sources
             key[0], key[1], own.rdma_dev, s.trust, s.pfc_priorities, s.ecn_np, s.ecn_rp, s.roce_tos, s.cnp_dscp,
             s.cnp_priority, s.mtu, s.driver, s.dscp_to_prio, own.gpu, own.rail,
-            f"{own.peer_device}:{own.peer_port}" if own.peer_device else "", s.sources,
+            own.peer, s.sources,
         )
 
 

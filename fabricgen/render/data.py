@@ -651,7 +651,7 @@ def _interface(fabric: Fabric, sw: Switch, port: Port, mtu: int, lanes: int, qos
         prefixlen = int(length)
     return Interface(
         port.name,
-        f"{port.peer_device}:{port.peer_port}",
+        port.peer,
         port.kind.value,
         port.peer_device,
         port.peer_port,
@@ -699,7 +699,7 @@ def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
             peer_port=p.peer_port,
             local_port=p.name,
             local_ip=p.address.split("/", 1)[0],
-            description=f"{p.peer_device}:{p.peer_port}",
+            description=p.peer,
         ))
     groups: list[BgpGroup] = []
     for role in (Role.LEAF, Role.SPINE, Role.CORE):

@@ -49,6 +49,11 @@ class Port:
     link: int  # index into Fabric.links
     address: str | None  # "10.1.2.3/31"; None when no /31 could be given (port beyond the model)
 
+    @property
+    def peer(self) -> str:
+        """``device:port`` at the other end of the cable."""
+        return f"{self.peer_device}:{self.peer_port}"
+
 
 @fast_init
 @dataclass(frozen=True, slots=True)
@@ -93,6 +98,11 @@ class HostNic:
     peer_port: str | None
     link: int | None
     address: str | None
+
+    @property
+    def peer(self) -> str:
+        """``device:port`` of the leaf port the NIC is cabled to; empty while it is not cabled."""
+        return f"{self.peer_device}:{self.peer_port}" if self.peer_device else ""
 
 
 @fast_init
