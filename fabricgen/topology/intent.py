@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from functools import cache
 
 from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Catalog, Oversubscription, RailOptimized, Role, SwitchModel
@@ -310,7 +311,11 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
     # same down port for a given (leaf, link) position
     leaf_up_ports = [port_name(leaf_platform, host_cages + up // b_up + 1, up % b_up, b_up, lanes_l)
                      for up in range(uplinks)]
-    spine_down_ports: dict[int, str] = {}
+
+    @cache
+    def spine_down_port(logical: int) -> str:
+        return port_name(spine_platform, logical // b_spine_down + 1, logical % b_spine_down, b_spine_down, lanes_s)
+
     for u in range(intent.units):
         unit = u + 1
         pod = u // units_per_pod if three_tier else 0
@@ -336,12 +341,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
             leaf_index = (unit_in_pod if three_tier else u) * rails + r
             for up, lport in enumerate(leaf_up_ports):
                 j, k = up % spines_per_pod, up // spines_per_pod
-                logical = leaf_index * per_spine + k
-                sport = spine_down_ports.get(logical)
-                if sport is None:
-                    sport = spine_down_ports[logical] = port_name(
-                        spine_platform, logical // b_spine_down + 1, logical % b_spine_down, b_spine_down, lanes_s
-                    )
+                sport = spine_down_port(leaf_index * per_spine + k)
                 links.append(LinkSpec(leaf, lport, spine_names[pod, j], sport, up_speed, length_default, None, src))
     # spine → core
     if three_tier:
@@ -357,16 +357,17 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
             port_name(spine_platform, down_cages + v // b_spine_up + 1, v % b_spine_up, b_spine_up, lanes_s)
             for v in range(spine_up)
         ]
-        core_ports: dict[int, str] = {}
+
+        lanes_c = core_m.lanes
+
+        @cache
+        def core_port(logical: int) -> str:
+            return port_name(core_platform, logical // b_core + 1, logical % b_core, b_core, lanes_c)
+
         for (pod, j), spine in spine_names.items():
             for v, sport in enumerate(spine_up_ports):
                 c, k = v % cores_per_plane, v // cores_per_plane
-                logical = pod * per_core + k
-                cport = core_ports.get(logical)
-                if cport is None:
-                    cport = core_ports[logical] = port_name(
-                        core_platform, logical // b_core + 1, logical % b_core, b_core, core_m.lanes
-                    )
+                cport = core_port(pod * per_core + k)
                 links.append(LinkSpec(spine, sport, core_names[j, c], cport, up_speed_core, None, None, src))
     # nodes and host links
     ifnames = [card.ifname for card in server.backend]
