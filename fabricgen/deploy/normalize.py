@@ -529,6 +529,19 @@ def compare(platform: str, intended: str, running: str) -> ConfigDiff:
     return _compare(platform, intended, running)
 
 
+def _counts(paths: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
+    """Path → how many times it counts, in order of appearance: a masked path each time it appears, any other
+    once.
+
+    >>> _counts([("snmp-server community ***",), ("snmp-server community ***",), ("a",), ("a",)])
+    {('snmp-server community ***',): 2, ('a',): 1}
+    """
+    out: dict[tuple[str, ...], int] = {}
+    for p in paths:
+        out[p] = out.get(p, 0) + 1 if any("***" in e for e in p) else 1
+    return out
+
+
 def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
     want_paths, _, sep = platform_paths(platform, intended)
     have_paths, _, _ = platform_paths(platform, running)
@@ -536,9 +549,12 @@ def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
     # that states a platform default is its absence (fabricgen.deploy.defaults)
     want_paths = drop_defaults(platform, [_mask_path(p) for p in want_paths])
     have_paths = drop_defaults(platform, [_mask_path(p) for p in have_paths])
-    want_set, have_set = set(want_paths), set(have_paths)
-    missing_p = list(dict.fromkeys(p for p in want_paths if p not in have_set))
-    unexpected_p = list(dict.fromkeys(p for p in have_paths if p not in want_set))
+    # a masked path counts: two SNMP communities are two ``snmp-server community ***`` paths, so a second one
+    # added by hand is a difference although its value is never compared; any other path is a set member (a
+    # block written twice is one block)
+    want_n, have_n = _counts(want_paths), _counts(have_paths)
+    missing_p = [p for p, n in want_n.items() if n > have_n.get(p, 0)]
+    unexpected_p = [p for p, n in have_n.items() if n > want_n.get(p, 0)]
     named: dict[str, None] = {}
 
     def show(p: tuple[str, ...]) -> str:

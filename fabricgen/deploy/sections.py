@@ -169,8 +169,9 @@ SONIC: tuple[Section, ...] = (
     _s("EXTENDED_COMMUNITY_SET", tag=ROUTING), _s("AS_PATH_SET", tag=ROUTING), _s("STATIC_ROUTE", tag=ROUTING),
     _s("ACL_*", tag=ROUTING), _s("VRF", tag=ROUTING), _s("INTERFACE", tag=ROUTING),
     _s("LOOPBACK_INTERFACE", tag=ROUTING), _s("VLAN_INTERFACE", tag=ROUTING),
-    _s("PORTCHANNEL_INTERFACE", tag=ROUTING), _s("BFD*", tag=ROUTING), _s("DEVICE_NEIGHBOR", tag=ROUTING),
-    _s("BUFFER_*", tag=ROCE), _s("PORT_QOS_MAP", tag=ROCE), _s("*_MAP", tag=ROCE), _s("QUEUE", tag=ROCE),
+    _s("PORTCHANNEL_INTERFACE", tag=ROUTING), _s("BFD*", tag=ROUTING),
+    _s("BUFFER_*", tag=ROCE), _s("PORT_QOS_MAP", tag=ROCE), _s("*_MAP", tag=ROCE), _s("MAP_*", tag=ROCE),
+    _s("QUEUE", tag=ROCE),
     _s("SCHEDULER", tag=ROCE), _s("WRED_PROFILE", tag=ROCE), _s("PFC_WD", tag=ROCE), _s("CABLE_LENGTH", tag=ROCE),
     _s("PORT", "*", "mtu", tag=ROCE), _s("PORT", "*", "pfc_asym", tag=ROCE),
     _s("SNMP_COMMUNITY", secret=True), _s("SNMP_USER", secret=True), _s("TACPLUS*", secret=True),
@@ -178,7 +179,7 @@ SONIC: tuple[Section, ...] = (
 )
 
 # NVUE: the object model of the NVIDIA Cumulus Linux user guide (``nv set router …``, ``nv set vrf <vrf> router
-# …``, ``nv set qos …``, ``nv set system aaa …``).
+# …``, ``nv set acl …``, ``nv set qos …``, ``nv set system aaa …``, ``nv set system snmp-server …``).
 NVUE: tuple[Section, ...] = (
     _s("router", tag=ROUTING), _s("vrf", tag=ROUTING), _s("router", "policy", tag=ROUTING),
     _s("interface", "*", "ip", "address", tag=ROUTING), _s("interface", "*", "ip", "vrf", tag=ROUTING),
@@ -186,7 +187,8 @@ NVUE: tuple[Section, ...] = (
     _s("qos", tag=ROCE), _s("interface", "*", "qos", tag=ROCE), _s("interface", "*", "link", "mtu", tag=ROCE),
     _s("system", "aaa", secret=True), _s("system", "snmp-server", "readonly-community", secret=True),
     _s("system", "snmp-server", "readonly-community-v6", secret=True),
-    _s("system", "snmp-server", "username", secret=True), _s("service", "snmp-server", secret=True),
+    _s("system", "snmp-server", "username", secret=True),
+    _s("service", "snmp-server", "readonly-community", secret=True), _s("acl", tag=ROUTING),
 )
 
 TABLES: dict[str, tuple[Section, ...]] = {"frr": FRR, "eos": EOS, "nxos": NXOS, "junos": JUNOS, "sonic": SONIC,
