@@ -565,12 +565,11 @@ def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
             return name
         return mask(("set " if platform == "junos" else "") + sep.join(p))
 
-    missing = tuple(dict.fromkeys(show(p) for p in missing_p))
-    unexpected = tuple(dict.fromkeys(show(p) for p in unexpected_p))
-    impact: dict[str, list[str]] = {}
+    shown = {p: show(p) for p in (*missing_p, *unexpected_p)}
+    missing = tuple(dict.fromkeys(shown[p] for p in missing_p))
+    unexpected = tuple(dict.fromkeys(shown[p] for p in unexpected_p))
+    impact: dict[str, dict[str, None]] = {}
     for p in (*missing_p, *unexpected_p):
         for tag in impact_of(platform, p):
-            lines = impact.setdefault(tag, [])
-            if show(p) not in lines:
-                lines.append(show(p))
-    return ConfigDiff(missing, unexpected, impact, tuple(named))
+            impact.setdefault(tag, {})[shown[p]] = None
+    return ConfigDiff(missing, unexpected, {tag: list(lines) for tag, lines in impact.items()}, tuple(named))

@@ -16,6 +16,7 @@ field = value``; NVUE: one object key per element).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -37,15 +38,24 @@ class Section:
     def matches(self, path: tuple[str, ...]) -> bool:
         if len(path) < len(self.pattern):
             return False
-        for want, have in zip(self.pattern, path, strict=False):
-            words, got = want.split(), have.split()
-            if len(got) < len(words) or not all(fnmatchcase(g, w) for w, g in zip(words, got, strict=False)):
+        for words, have in zip(_split(self.pattern), path, strict=False):
+            got = have.split()
+            if len(got) < len(words) or not all(
+                    g == w or (_GLOB.intersection(w) and fnmatchcase(g, w)) for w, g in zip(words, got, strict=False)):
                 return False
         return True
 
     @property
     def weight(self) -> tuple[int, int]:
         return len(self.pattern), sum(len(p.split()) for p in self.pattern)
+
+
+_GLOB = frozenset("*?[")
+
+
+@functools.cache
+def _split(pattern: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p.split()) for p in pattern)
 
 
 def _s(*pattern: str, tag: str = OTHER, secret: bool = False, shown: int = 0) -> Section:
@@ -205,11 +215,21 @@ def section_of(platform: str, path: tuple[str, ...]) -> Section | None:
     >>> section_of("eos", ("route-map ROCE permit 10",)).tag  # a name is not a kind
     'routing'
     """
+    if not path:
+        return None
+    first = path[0].split()[:1]
     best: Section | None = None
-    for entry in TABLES.get(platform, ()):
+    for entry in _candidates(platform, first[0] if first else ""):
         if entry.matches(path) and (best is None or entry.weight > best.weight):
             best = entry
     return best
+
+
+@functools.cache
+def _candidates(platform: str, head: str) -> tuple[Section, ...]:
+    """The entries whose first word can match a path starting with ``head`` (the table, indexed once)."""
+    return tuple(e for e in TABLES.get(platform, ())
+                 if (w := _split(e.pattern)[0][0]) == head or (_GLOB.intersection(w) and fnmatchcase(head, w)))
 
 
 def tag_of(platform: str, path: tuple[str, ...]) -> str:
