@@ -13,6 +13,13 @@ line) and cites its evidence. FRR's profile defaults live with its driver
 banner is skipped while reading. FRR 8.4 echoes every other line fabricgen renders and adds none: a lab leaf's
 ``show running-config`` after an apply is the rendered frr.conf line for line (``tests/test_lab_live.py``
 proves a fresh lab in sync), so FRR has no entry here.
+
+Platforms with no hidden-default entry, and why: Junos and NVUE show every statement a commit or ``nv config
+apply`` was given, defaults included (``show configuration`` and ``nv config show`` print the configuration, not
+the resolved state; defaults appear only with ``| display inheritance defaults`` / ``nv show``); SONiC's
+``show runningconfiguration all`` prints config_db as written. NX-OS hides defaults in ``show running-config``
+(``show running-config all`` shows them), but no stored source says which of the lines fabricgen renders are
+defaults there, so none is listed: a rendered NX-OS line equal to its default would show as missing.
 """
 
 from __future__ import annotations
