@@ -232,18 +232,19 @@ _TREE_KEYS = st.sampled_from(["BGP_NEIGHBOR", "PREFIX_SET", "ACL_RULE", "NTP_SER
 @settings(max_examples=60, deadline=None)
 @given(st.dictionaries(_TREE_KEYS, st.dictionaries(_WORD, st.dictionaries(_WORD, _WORD, min_size=1, max_size=3),
                                                       min_size=1, max_size=3), min_size=1, max_size=4),
-       _TREE_KEYS, _WORD, _WORD)
-def test_a_config_db_never_drifts_from_itself_and_any_entry_only_the_device_has_is_drift(
-    db: dict[str, dict[str, dict[str, str]]], table: str, key: str, value: str
+       _TREE_KEYS, _WORD, _WORD, st.sampled_from(["sonic", "nvue"]))
+def test_a_tree_never_drifts_from_itself_and_any_entry_only_the_device_has_is_drift(
+    db: dict[str, dict[str, dict[str, str]]], table: str, key: str, value: str, platform: str
 ) -> None:
+    """SONiC's config_db tables and NVUE's object tree (the same key-path comparison)."""
     text = json.dumps(db)
-    assert not compare("sonic", text, text).drifted
-    assume(key not in db.get(table, {}))
+    assert not compare(platform, text, text).drifted
+    assume(key not in db.get(table, {}) and mask(f"{key} {value}") == f"{key} {value}")  # a secret key is masked
     running = json.loads(text)
     running.setdefault(table, {})[key] = {"hand": value}
-    diff = compare("sonic", text, json.dumps(running))
+    diff = compare(platform, text, json.dumps(running))
     assert diff.unexpected == (f'{table} / {key} / hand = "{value}"',) and diff.missing == ()
-    assert diff.impact == {tag_of("sonic", (table,)): list(diff.unexpected)}
+    assert diff.impact == {tag_of(platform, (table, key, "hand")): list(diff.unexpected)}
 
 
 @settings(max_examples=60, deadline=None)
