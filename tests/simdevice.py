@@ -136,6 +136,9 @@ def eos_indent(lines: list[str]) -> str:
         if not line or line == "end":
             block, child = (False, None) if line == "end" else (block, child)
             continue
+        if line == "rollback clean-config":  # a session command: the session starts from an empty config
+            out, block, child = [], False, None
+            continue
         if line.startswith(EOS_BLOCKS):
             block, child = True, None
             out.append(line)

@@ -1,5 +1,6 @@
 """Drift on each platform's hierarchy: hand changes inside QoS blocks are found, form and order are not drift,
-unmanaged sections are named but never shown, and no secret reaches the output."""
+every running line the replace would remove is drift, secret-bearing sections are named but never shown, and no
+secret reaches the output."""
 
 from __future__ import annotations
 
@@ -66,10 +67,12 @@ def test_nxos_pause_pfc_cos_moved_to_another_class_is_roce_drift() -> None:
     assert set(diff.impact) == {"roce"}
 
 
-def test_junos_curly_running_against_intended_set_form_is_not_drift() -> None:
+def test_junos_curly_running_against_intended_set_form_differs_only_by_the_user_the_replace_removes() -> None:
     diff = compare("junos", JUNOS_SET, JUNOS_CURLY)
-    assert not diff.drifted
-    assert diff.unmanaged == ("version 21.4R3-S5.4 …", "system login …")  # named, never shown
+    # the form is not drift, nor the version Junos writes itself; the user the intended set lacks is, by name
+    assert (diff.missing, diff.unexpected) == ((), ("system login user admin …",))
+    assert diff.named_only == ("system login user admin …",) and diff.impact == {"other": ["system login user admin …"]}
+    assert "Qx1x" not in json.dumps(diff.as_dict())
 
 
 def test_junos_drop_profile_moved_to_another_scheduler_is_drift_in_either_form() -> None:
@@ -79,18 +82,22 @@ def test_junos_drop_profile_moved_to_another_scheduler_is_drift_in_either_form()
     for form in (running, "\n".join(junos_set_lines(running))):
         diff = compare("junos", JUNOS_SET, form)
         assert diff.missing == ("set class-of-service schedulers S-roce " + dp.rstrip(";\n"),)
-        assert diff.unexpected == ("set class-of-service schedulers S-default " + dp.rstrip(";\n"),)
-        assert set(diff.impact) == {"roce"}
+        assert diff.unexpected == ("system login user admin …",  # the user the intended set lacks, by name
+                                   "set class-of-service schedulers S-default " + dp.rstrip(";\n"))
+        assert diff.impact["roce"] == [*diff.missing, diff.unexpected[1]]
 
 
-def test_hand_added_static_route_is_drift_but_users_and_snmp_are_unmanaged_and_never_shown() -> None:
+def test_hand_added_static_route_users_and_snmp_are_all_drift_and_secrets_are_named_never_shown() -> None:
     running = EOS + "ip route 0.0.0.0/0 198.51.100.1\n" + EOS_SECRETS
     dev = Device(running)
     diff = drift_device("eos", EOS, dev)
     assert dev.asked == [{"retrieve": "running", "sanitized": True}]
-    assert diff.unexpected == ("ip route 0.0.0.0/0 198.51.100.1",) and diff.impact == {
-        "routing": ["ip route 0.0.0.0/0 198.51.100.1"]}
-    assert diff.unmanaged == ("username …", "snmp-server …", "management api …")
+    assert diff.unexpected == ("ip route 0.0.0.0/0 198.51.100.1", "username admin …", "snmp-server community …",
+                               "management api http-commands", "management api http-commands / no shutdown")
+    assert diff.named_only == ("username admin …", "snmp-server community …")
+    assert diff.impact == {"routing": ["ip route 0.0.0.0/0 198.51.100.1"],
+                           "other": ["username admin …", "snmp-server community …", "management api http-commands",
+                                     "management api http-commands / no shutdown"]}
     out = json.dumps(diff.as_dict())
     assert not any(s in out for s in SECRETS)
 
@@ -107,8 +114,9 @@ def test_sonic_and_nvue_compare_tables_and_object_trees() -> None:
     running = {**intended, "BGP_NEIGHBOR": {"10.0.0.1": {"asn": "65002"}, "10.0.0.9": {"asn": "1"}},
                "TACPLUS": {"global": {"passkey": "t4c-s3cret"}}}
     diff = compare("sonic", json.dumps(intended), json.dumps(running, indent=4))
-    assert diff.unexpected == ('BGP_NEIGHBOR / 10.0.0.9 / asn = "1"',) and "routing" in diff.impact
-    assert diff.unmanaged == ("TACPLUS …",) and "t4c-s3cret" not in json.dumps(diff.as_dict())
+    assert diff.unexpected == ('BGP_NEIGHBOR / 10.0.0.9 / asn = "1"', "TACPLUS …")
+    assert diff.impact == {"routing": ['BGP_NEIGHBOR / 10.0.0.9 / asn = "1"'], "other": ["TACPLUS …"]}
+    assert diff.named_only == ("TACPLUS …",) and "t4c-s3cret" not in json.dumps(diff.as_dict())
     nv = "- set:\n    interface:\n      swp1:\n        link:\n          mtu: 9216\n"
     nv_running = "- header:\n    rev-id: 12\n- set:\n    interface:\n      swp1:\n        link:\n          mtu: 1500\n"
     d2 = compare("nvue", nv, nv_running)
@@ -137,11 +145,12 @@ def test_mask_hides_any_value_after_a_secret_keyword(secret: str) -> None:
         assert mask(prefix + rest) == prefix + "***"
 
 
-def test_a_changed_single_valued_setting_is_drift_not_an_unmanaged_extra() -> None:
+def test_a_changed_single_valued_setting_is_drift_on_both_sides() -> None:
     diff = compare("eos", EOS, EOS.replace("hostname leaf1\n", "hostname leaf1-old\n"))
     assert diff.missing == ("hostname leaf1",) and diff.unexpected == ("hostname leaf1-old",)
     nv = "- set:\n    system:\n      hostname: leaf1\n"
     d2 = compare("nvue", nv, nv.replace("leaf1", "leaf9"))
     assert d2.missing == ('system / hostname = "leaf1"',) and d2.unexpected == ('system / hostname = "leaf9"',)
     d3 = compare("junos", JUNOS_SET, JUNOS_CURLY.replace("host-name leaf1;", "host-name leaf9;"))
-    assert d3.missing == ("set system host-name leaf1",) and d3.unexpected == ("set system host-name leaf9",)
+    assert d3.missing == ("set system host-name leaf1",)
+    assert d3.unexpected == ("set system host-name leaf9", "system login user admin …")

@@ -15,6 +15,7 @@ vendor's documented shapes (``show configuration sessions detail``, ``show diff 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -323,9 +324,10 @@ class RecordedNetconf:
                 name = "compare.xml"
             else:
                 text = (DATA / "junos/running_leaf1.conf").read_text().replace("&", "&amp;").replace("<", "&lt;")
-                if self.committed:  # the candidate's scheduler from the commit on
+                if self.committed:  # the candidate's scheduler from the commit on, and not the user it lacks
                     text = text.replace("protocol any drop-profile DP-ECN_150000_1500000_100;",
                                         "protocol any drop-profile DP-OLD;")
+                    text = re.sub(r"\n    login \{.*?\n    \}", "", text, count=1, flags=re.S)
                 return f"<rpc-reply><configuration-text>{text}</configuration-text></rpc-reply>"
         elif tag == "load-configuration":
             name = "load_success.xml"

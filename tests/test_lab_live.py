@@ -210,6 +210,46 @@ def test_drift_reports_hand_made_change_exactly_and_changes_nothing(
     assert not run_drift(converged).by_device["leaf2"].value.drifted  # type: ignore[union-attr]
 
 
+HAND_PL = "ip prefix-list HAND-PL seq 5 permit 203.0.113.0/24"
+
+
+def test_a_hand_added_prefix_list_is_drift_tagged_routing_and_the_next_apply_removes_it(
+    converged: Live, inventory: Path, lab: labmod.LabState
+) -> None:
+    """A routing-policy line the intended configuration lacks is drift: the next apply (a full replace) removes it.
+    And a freshly applied lab has no line FRR shows that fabricgen does not render: it is in sync."""
+    proc = fabricgen("drift", str(inventory))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    vtysh(lab, "leaf4", "configure terminal", HAND_PL)
+    try:
+        assert HAND_PL in running(lab, "leaf4").splitlines()  # FRR took it, in this form
+        proc = fabricgen("drift", str(inventory))
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "  leaf4: DRIFT (routing)" in proc.stdout.splitlines()
+        assert f"    + {HAND_PL}    (on the device, removed by the next apply; routing)" in proc.stdout.splitlines()
+        for other in ("leaf1", "leaf2", "leaf3", "spine1", "spine2"):
+            assert f"{other}: in sync" in proc.stdout
+        doc = json.loads(fabricgen("drift", str(inventory), "--format", "json").stdout)
+        assert doc["drifted"] == ["leaf4"]
+        assert doc["devices"]["leaf4"] == {"missing": [], "unexpected": [HAND_PL], "impact": {"routing": [HAND_PL]},
+                                           "named_only": []}
+        junit = fabricgen("drift", str(inventory), "--format", "junit")
+        assert junit.returncode == 2
+        failure = {c.get("name"): c for c in ET.fromstring(junit.stdout).iter("testcase")}["leaf4"].find("failure")
+        assert failure is not None and failure.text == f"+ {HAND_PL}    (routing)"
+        dry = fabricgen("apply", str(inventory), "--dry-run", "--only", "leaf4", "--format", "json")
+        outcome = json.loads(dry.stdout)["outcomes"]["leaf4"]
+        assert (outcome["status"], outcome["diff"]) == ("would-change", f"- {HAND_PL}"), dry.stdout + dry.stderr
+        assert HAND_PL in running(lab, "leaf4").splitlines()  # neither drift nor a dry run changed anything
+    finally:  # the replace removes it; later scenarios see a converged lab
+        report = apply(converged.fabric, intended_configs(converged.fabric), converged.targets, opts(),
+                       Path(os.environ["FABRICGEN_STATE_DIR"]), only=["leaf4"])
+        assert report.by_status() == {"applied": ["leaf4"]}, report.as_dict()
+        assert report.outcomes["leaf4"].diff == f"- {HAND_PL}"
+    assert "HAND-PL" not in running(lab, "leaf4")
+    assert not run_drift(converged).by_device["leaf4"].value.drifted  # type: ignore[union-attr]
+
+
 def test_wrong_peer_asn_fails_verification_and_is_rolled_back(converged: Live, lab: labmod.LabState) -> None:
     configs = intended_configs(converged.fabric)
     before = running(lab, "leaf3")

@@ -34,7 +34,7 @@ BANNER = "banner motd a<b>&c"
 
 def drift_results() -> Results[ConfigDiff]:
     return Results({
-        "leaf1": Result("leaf1", ConfigDiff(unmanaged=("ntp",)), seconds=0.25),
+        "leaf1": Result("leaf1", ConfigDiff(), seconds=0.25),
         "leaf2": Result("leaf2", ConfigDiff((MISSING,), (SHUT,), {"routing": [MISSING, SHUT]})),
         "leaf3": Result("leaf3", ConfigDiff((), (BANNER,), {})),
         "spine1": Result("spine1", error="TimeoutError: timed out"),
@@ -67,7 +67,7 @@ def test_junit_drift_one_case_per_device_failure_for_drift_error_for_unchecked()
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("4", "2", "1")
     assert by_name["leaf1"].find("failure") is None and by_name["leaf1"].find("error") is None
     assert by_name["leaf1"].get("time") == "0.250"
-    assert by_name["leaf1"].findtext("system-out") == "1 unmanaged section, not compared: ntp"
+    assert by_name["leaf1"].find("system-out") is None
     fail = by_name["leaf2"].find("failure")
     assert fail is not None
     assert fail.get("message") == "1 line missing, 1 unexpected (routing)"
@@ -76,6 +76,20 @@ def test_junit_drift_one_case_per_device_failure_for_drift_error_for_unchecked()
     assert leaf3 is not None and leaf3.text == f"+ {BANNER}    (other)"  # XML-escaped on the way, intact parsed
     err = by_name["spine1"].find("error")
     assert err is not None and err.text == "TimeoutError: timed out" and by_name["spine1"].find("failure") is None
+
+
+def test_a_secret_bearing_section_is_drift_in_every_format_by_name_with_its_tag() -> None:
+    user, plist = "username ops …", "ip prefix-list HAND-PL seq 5 permit 203.0.113.0/24"
+    diff = ConfigDiff((), (plist, user), {"routing": [plist], "other": [user]}, (user,))
+    results = Results({"leaf1": Result("leaf1", diff)})
+    _, by_name = cases(junit_drift(results), "drift")
+    fail = by_name["leaf1"].find("failure")
+    assert fail is not None and fail.text == f"+ {plist}    (routing)\n+ {user}    (other; values not shown)"
+    (annotation,) = github_drift(results, {})
+    assert annotation.startswith("::error ")  # a routing line: an error, not a warning
+    assert annotation.endswith(f"%0A+ {plist}    (routing)%0A+ {user}    (other; values not shown)")
+    md = markdown_drift("f", "lab", results)
+    assert "| leaf1 | drift | 0 | 2 | other, routing |" in md and f"+ {user}    (other; values not shown)" in md
 
 
 def test_junit_drift_of_a_clean_run_has_no_failure() -> None:

@@ -100,10 +100,11 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     """Compare intended with running configuration on every device of INVENTORY (read-only).
 
     Compares on each platform's hierarchy (a line moved to another block is drift; order, whitespace,
-    comments and defaults the device does not echo are not), only what fabricgen renders plus anything
-    routing or RoCE; other sections are listed by name only. Configurations are read sanitized and secret
-    values are masked. Exits 0 when nothing drifted, 2 on drift, 1 when a device could not be checked, 3 on
-    input errors.
+    comments and defaults the device hides or always shows are not). Every running line the next apply (a
+    full replace) would remove or change is drift, tagged routing/roce/other by what it is; secret-bearing
+    sections (users, keys, SNMP communities) are named, never shown. Configurations are read sanitized and
+    secret values are masked. Exits 0 when nothing drifted, 2 on any drift, 1 when a device could not be
+    checked, 3 on input errors.
     """
     from fabricgen.deploy.ops import run_drift
 
@@ -124,18 +125,15 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
                 tags = ", ".join(sorted(r.value.impact))
                 out.print(f"  {n}: DRIFT ({tags})", markup=False)
                 tag_of = {line: tag for tag, lines in r.value.impact.items() for line in lines}
-                for line in r.value.missing:
-                    out.print(f"    - {line}    (intended, missing on the device; {tag_of.get(line, 'other')})",
-                              markup=False)
-                for line in r.value.unexpected:
-                    out.print(f"    + {line}    (on the device, not intended; {tag_of.get(line, 'other')})",
-                              markup=False)
+                hidden = set(r.value.named_only)
+                for sign, lines, where in (("-", r.value.missing, "intended, missing on the device"),
+                                           ("+", r.value.unexpected, "on the device, removed by the next apply")):
+                    for line in lines:
+                        note = "; values not shown" if line in hidden else ""
+                        out.print(f"    {sign} {line}    ({where}; {tag_of.get(line, 'other')}{note})",
+                                  markup=False)
             else:
                 out.print(f"  {n}: in sync", markup=False)
-            if r.value is not None and r.value.unmanaged:
-                shown = ", ".join(r.value.unmanaged[:8]) + (" …" if len(r.value.unmanaged) > 8 else "")
-                out.print(f"    {len(r.value.unmanaged)} unmanaged section(s), not compared (values not shown): "
-                          f"{shown}", markup=False)
         out.print(f"{len(drifted)} drifted, {len(errors)} not checked, "
                   f"{len(results.by_device) - len(drifted) - len(errors)} in sync", markup=False)
     if errors:

@@ -298,15 +298,17 @@ def _pending_note(platform: str) -> str:
 
 
 def shown_change(drift: ConfigDiff) -> str:
-    """What a report shows of a change: fabricgen's comparison (owned paths, masked) and, by name only, the
-    unmanaged sections the replace removes. Never the device's own diff: it carries the device's secrets (a
+    """What a report shows of a change: fabricgen's comparison (every path the replace adds or removes, masked;
+    a secret-bearing section by name only). Never the device's own diff: it carries the device's secrets (a
     removed ``username … secret`` line, an SNMP community that is a key of NVUE's or config_db's tree).
 
-    >>> shown_change(ConfigDiff(("hostname leaf1",), ("hostname x",), {}, ("snmp-server …",)))
-    '+ hostname leaf1\\n- hostname x\\n- snmp-server …    (unmanaged, removed by the replace)'
+    >>> shown_change(ConfigDiff(("hostname leaf1",), ("hostname x", "snmp-server community …"), {},
+    ...                         ("snmp-server community …",)))
+    '+ hostname leaf1\\n- hostname x\\n- snmp-server community …    (values not shown)'
     """
-    lines = [f"+ {x}" for x in drift.missing] + [f"- {x}" for x in drift.unexpected]
-    lines += [f"- {x}    (unmanaged, removed by the replace)" for x in drift.unmanaged]
+    hidden = set(drift.named_only)
+    lines = [f"+ {x}" + ("    (values not shown)" if x in hidden else "") for x in drift.missing]
+    lines += [f"- {x}" + ("    (values not shown)" if x in hidden else "") for x in drift.unexpected]
     return "\n".join(lines)
 
 
@@ -343,8 +345,7 @@ def apply_device(
             return Outcome(name, "pending", wave, message=_pending_note(target.platform), seconds=_elapsed(t0))
         drift = _semantic(target.platform, config, driver)
         if not drift.drifted:
-            note = f"{len(drift.unmanaged)} unmanaged section(s) left as they are" if drift.unmanaged else ""
-            return Outcome(name, "unchanged", wave, message=note, seconds=_elapsed(t0))
+            return Outcome(name, "unchanged", wave, seconds=_elapsed(t0))
         # secrets enter the text only here, in memory (fabricgen.deploy.secrets), and leave the device's diff
         driver.load_replace_candidate(config=substitute(config, opts.secrets))
         diff = redact(driver.compare_config(), list(opts.secrets.values()))

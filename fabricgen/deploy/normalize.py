@@ -13,11 +13,12 @@ whitespace, comments and markers never matter, and a statement moved to another 
   against the intended set form is not drift;
 * ``sonic``: config_db ``TABLE / key / field = value``; ``nvue``: the object tree's key paths.
 
-Only what fabricgen owns is compared: a running path whose *section* (EOS/NX-OS/FRR: its top-level line;
-Junos and NVUE: the first two path elements; SONiC: its table) appears in the intended configuration, or
-whose section is about routing or RoCE (``ip route …``, ``routing-options static``, ``STATIC_ROUTE``). Any
-other running section (users, SNMP, NTP, management, …) is an *unmanaged extra*: reported by its masked
-section name only, never its values.
+Every path is compared, whatever its section: ``apply`` replaces the whole configuration, so a running line
+the intended configuration lacks (a hand-added prefix-list, a user, an SNMP community) is removed or changed by
+the next apply and is a difference. Each difference is tagged ``routing``/``roce``/``other`` by what it is in
+the platform's grammar (:mod:`fabricgen.deploy.sections`); a path in a secret-bearing section (users, keys,
+SNMP communities, TACACS+/RADIUS) is reported by its section's name only, never its line. A line that states
+a platform default the device hides or always shows is dropped on both sides (:mod:`fabricgen.deploy.defaults`).
 Values after secret keywords (``secret``, ``password``, ``community``, ``key``…) and hash-like tokens are
 masked in every line a report shows.
 """
@@ -29,7 +30,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricgen.deploy.defaults import drop_defaults
 from fabricgen.deploy.drivers.frr import is_default
+from fabricgen.deploy.sections import secret_name, tag_of
 
 _SKIP_PREFIXES = ("!", "Building configuration", "Current configuration", "frr version", "end")
 _CLOSERS = {"exit", "exit-address-family", "exit-vrf", "exit-vni", "end"}
@@ -38,22 +41,17 @@ _CONTEXT_OPENERS = (
     "key chain", "key ", "evpn", "srv6", "vni ",
 )
 
-ROUTING_KEYWORDS = (
-    "router bgp", "neighbor", "network", "ip address", "maximum-paths", "redistribute", "route-map", "ip route",
-    "bgp router-id", "remote-as",
-)
-ROCE_KEYWORDS = ("pfc", "ecn", "dscp", "qos", "buffer", "traffic-class", "mtu", "wred", "tc_to", "pfc_enable")
-
-
 @dataclass(frozen=True)
 class ConfigDiff:
-    """Owned paths present only in the intended (``missing`` on the device) or only in the running configuration
-    (``unexpected``), each masked; ``unmanaged``: masked names of running sections fabricgen does not own."""
+    """Paths present only in the intended (``missing`` on the device) or only in the running configuration
+    (``unexpected``: what the next ``apply``, a full replace, removes or changes), each masked; ``impact``: tag →
+    those lines; ``named_only``: the entries of ``missing``/``unexpected`` that name a secret-bearing section
+    (users, keys, SNMP communities, …) instead of showing its line."""
 
     missing: tuple[str, ...] = ()
     unexpected: tuple[str, ...] = ()
     impact: dict[str, list[str]] = field(default_factory=dict)
-    unmanaged: tuple[str, ...] = ()
+    named_only: tuple[str, ...] = ()
 
     @property
     def drifted(self) -> bool:
@@ -61,7 +59,7 @@ class ConfigDiff:
 
     def as_dict(self) -> dict[str, Any]:
         return {"missing": list(self.missing), "unexpected": list(self.unexpected), "impact": self.impact,
-                "unmanaged": list(self.unmanaged)}
+                "named_only": list(self.named_only)}
 
 
 def frr_paths(text: str) -> list[tuple[str, ...]]:
@@ -479,44 +477,20 @@ def _dump_yaml(doc: Any) -> str:
 # --------------------------------------------------------------------------------------------- compare
 
 
-ROUTING_WORDS = (
-    "router bgp", "neighbor", "ip address", "ipv6 address", "inet address", "inet6 address", "ip / address",
-    "maximum-paths", "redistribute", "route-map", "ip route",
-    "router-id", "remote-as", "peer-as", "protocols bgp", "routing-options", "policy-options", "autonomous-system",
-    "bgp_neighbor", "bgp_globals", "static_route", "bgp_peer", "loopback", "vrf", "router ", "multipath",
-    "export", "import",
-)
-ROCE_WORDS = (
-    "pfc", "ecn", "dscp", "qos", "buffer", "traffic-class", "mtu", "wred", "tc_to", "pfc_enable", "tx-queue",
-    "random-detect", "priority-flow-control", "pause", "policy-map", "class-of-service", "scheduler",
-    "drop-profile", "congestion-notification", "explicit-congestion", "no-loss", "roce", "queue", "lossless",
-    "service-policy", "bandwidth", "priority strict", "headroom", "xoff", "shaper",
-)
+def impact_of(platform: str, path: tuple[str, ...]) -> list[str]:
+    """``routing``, ``roce`` (lossless QoS: PFC, ECN, buffers, queues, MTU) or ``other``: what the path *is* in the
+    platform's grammar (:mod:`fabricgen.deploy.sections`).
 
-
-def impact_of(path: str) -> list[str]:
-    """``routing``, ``roce`` (lossless QoS: PFC, ECN, buffers, queues, MTU) or ``other``.
-
-    >>> impact_of("interface Ethernet1 / tx-queue 3 / random-detect ecn minimum-threshold 150000 bytes")
+    >>> impact_of("eos", ("interface Ethernet1", "tx-queue 3", "random-detect ecn minimum-threshold 150000 bytes"))
     ['roce']
-    >>> impact_of("set protocols bgp group SPINES neighbor 10.128.6.0 peer-as 4200000100")
+    >>> impact_of("junos", ("protocols", "bgp", "group", "SPINES", "neighbor", "10.128.6.0", "peer-as", "4200000100"))
     ['routing']
     """
-    low = path.lower()
-    tags = []
-    if any(k in low for k in ROUTING_WORDS) or re.search(r"\|\d{1,3}(?:\.\d{1,3}){3}/", low):
-        tags.append("routing")
-    if any(k in low for k in ROCE_WORDS):
-        tags.append("roce")
-    if "roce" in tags and "routing" in tags and not any(
-        k in low for k in ("router bgp", "neighbor", "protocols bgp", "routing-options", "bgp_", "policy-options")
-    ):
-        tags.remove("routing")  # an interface's QoS line is RoCE, not routing
-    return tags or ["other"]
+    return [tag_of(platform, path)]
 
 
 def platform_paths(platform: str, text: str) -> tuple[list[tuple[str, ...]], int, str]:
-    """(paths, how many leading elements name the owned section, separator for display)."""
+    """(paths, how many leading elements name a section, separator for display)."""
     stripped = text.lstrip()
     if platform == "junos":
         return junos_paths(text), 2, " "
@@ -530,19 +504,8 @@ def platform_paths(platform: str, text: str) -> tuple[list[tuple[str, ...]], int
     return frr_paths(text), 1, " / "
 
 
-def _section_name(platform: str, path: tuple[str, ...], depth: int, has_children: bool) -> str:
-    """How an unmanaged section is named in a report: its key path only, never a leaf's values."""
-    if platform in ("junos",):
-        return mask(" ".join(path[:depth])) + " …"
-    if depth > 1 or platform in ("sonic", "nvue"):
-        return mask(" / ".join(p.split(" = ")[0] for p in path[:depth])) + " …"
-    words = path[0].split()
-    shown = words[:2] if has_children else words[:1]
-    return mask(" ".join(shown)) + (" …" if len(words) > len(shown) else "")
-
-
 def compare(platform: str, intended: str, running: str) -> ConfigDiff:
-    """Intended vs running on the platform's hierarchy: owned differences (masked) and unmanaged sections.
+    """Intended vs running on the platform's hierarchy: every path only one side has, masked and tagged.
 
     A SONiC bundle (config_db.json + frr.conf, :mod:`fabricgen.deploy.intended`) compares each part on its own
     hierarchy; frr.conf paths are shown with a ``frr.conf:`` prefix."""
@@ -562,50 +525,51 @@ def compare(platform: str, intended: str, running: str) -> ConfigDiff:
             for tag, lines in frr.impact.items():
                 impact.setdefault(tag, []).extend(tagged(tuple(lines)))
             return ConfigDiff(db.missing + tagged(frr.missing), db.unexpected + tagged(frr.unexpected), impact,
-                              db.unmanaged + tagged(frr.unmanaged))
+                              db.named_only + tagged(frr.named_only))
     return _compare(platform, intended, running)
 
 
+def _counts(paths: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
+    """Path → how many times it counts, in order of appearance: a masked path each time it appears, any other
+    once.
+
+    >>> _counts([("snmp-server community ***",), ("snmp-server community ***",), ("a",), ("a",)])
+    {('snmp-server community ***',): 2, ('a',): 1}
+    """
+    out: dict[tuple[str, ...], int] = {}
+    for p in paths:
+        out[p] = out.get(p, 0) + 1 if any("***" in e for e in p) else 1
+    return out
+
+
 def _compare(platform: str, intended: str, running: str) -> ConfigDiff:
-    want_paths, depth, sep = platform_paths(platform, intended)
+    want_paths, _, sep = platform_paths(platform, intended)
     have_paths, _, _ = platform_paths(platform, running)
-    # both sides masked: a running configuration is read sanitized, so a secret compares as its mask
-    want_paths = [_mask_path(p) for p in want_paths]
-    have_paths = [_mask_path(p) for p in have_paths]
-    tree = platform == "nvue" or (
-        platform not in ("frr", "eos", "nxos", "junos") and intended.lstrip().startswith(("{", "[")))
-    want_headers = {p[:1] for p in want_paths if len(p) > 1}
-    have_headers = {p[:1] for p in have_paths if len(p) > 1}
-
-    def section(p: tuple[str, ...], headers: set[tuple[str, ...]]) -> tuple[str, ...]:
-        """The owned unit a path belongs to, by key: a single-valued setting (``hostname X``, NVUE's
-        ``hostname = "X"``) is its key, so a changed value stays in the section and is drift."""
-        if tree:
-            return tuple(e.split(" = ")[0] for e in p[:depth])
-        if platform != "junos" and len(p) == 1 and p not in headers and len(p[0].split()) == 2:
-            return (p[0].split()[0] + " =",)
-        return p[:depth]
-
-    sections = {section(p, want_headers) for p in want_paths}
-
-    def owned(p: tuple[str, ...]) -> bool:
-        # the sections fabricgen renders, and any routing or RoCE section (a hand-added static route is drift)
-        return section(p, have_headers) in sections or impact_of(sep.join(p[:depth])) != ["other"]
-
-    want = list(want_paths)
-    have = [p for p in have_paths if owned(p)]
-    extras_paths = [p for p in have_paths if not owned(p)]
-    have_set, want_set = set(have), set(want)
+    # both sides masked: a running configuration is read sanitized, so a secret compares as its mask; a line
+    # that states a platform default is its absence (fabricgen.deploy.defaults)
+    want_paths = drop_defaults(platform, [_mask_path(p) for p in want_paths])
+    have_paths = drop_defaults(platform, [_mask_path(p) for p in have_paths])
+    # a masked path counts: two SNMP communities are two ``snmp-server community ***`` paths, so a second one
+    # added by hand is a difference although its value is never compared; any other path is a set member (a
+    # block written twice is one block)
+    want_n, have_n = _counts(want_paths), _counts(have_paths)
+    missing_p = [p for p, n in want_n.items() if n > have_n.get(p, 0)]
+    unexpected_p = [p for p, n in have_n.items() if n > want_n.get(p, 0)]
+    named: dict[str, None] = {}
 
     def show(p: tuple[str, ...]) -> str:
+        """A secret-bearing path by its section's name only; any other path as its masked line."""
+        name = secret_name(platform, p)
+        if name is not None:  # made of the path's masked elements: never a value
+            named[name] = None
+            return name
         return mask(("set " if platform == "junos" else "") + sep.join(p))
 
-    missing_p = list(dict.fromkeys(p for p in want if p not in have_set))
-    unexpected_p = list(dict.fromkeys(p for p in have if p not in want_set))
-    parents = {p[:depth] for p in extras_paths if len(p) > depth}
-    unmanaged = tuple(dict.fromkeys(_section_name(platform, p, depth, p[:depth] in parents) for p in extras_paths))
-    impact: dict[str, list[str]] = {}
+    shown = {p: show(p) for p in (*missing_p, *unexpected_p)}
+    missing = tuple(dict.fromkeys(shown[p] for p in missing_p))
+    unexpected = tuple(dict.fromkeys(shown[p] for p in unexpected_p))
+    impact: dict[str, dict[str, None]] = {}
     for p in (*missing_p, *unexpected_p):
-        for tag in impact_of(sep.join(p) if platform != "junos" else "set " + " ".join(p)):
-            impact.setdefault(tag, []).append(show(p))
-    return ConfigDiff(tuple(show(p) for p in missing_p), tuple(show(p) for p in unexpected_p), impact, unmanaged)
+        for tag in impact_of(platform, p):
+            impact.setdefault(tag, {})[shown[p]] = None
+    return ConfigDiff(missing, unexpected, {tag: list(lines) for tag, lines in impact.items()}, tuple(named))
