@@ -111,6 +111,7 @@ class ApplyReport:
     started_at: float = 0.0
     seconds: float = 0.0
     on_lost_session: dict[str, str] = field(default_factory=dict)  # platform → what a lost session leaves
+    warnings: dict[str, str] = field(default_factory=dict)  # device → why it is not authenticated (--insecure, http)
 
     @property
     def ok(self) -> bool:
@@ -536,6 +537,7 @@ def apply(
     report.on_lost_session = {
         p: lost_session_note(p, revert_seconds(p, opts.revert_in)) for p in sorted(platforms)
     }
+    report.warnings = {n: w for n in names if (w := targets.targets[n].warning()) is not None}
     t0 = time.perf_counter()
     aliases = _sonic_aliases(fabric, targets)
     cut = preflight(configs, targets, names)
