@@ -118,13 +118,15 @@ class EapiLog:
 
 
 class EapiServer(ThreadingHTTPServer):
-    """eAPI on 127.0.0.1:<free port>: HTTPS with ``certificate``, or plain HTTP without one."""
+    """eAPI on 127.0.0.1:<free port> (or ``port``: an impostor on the address a switch had): HTTPS with
+    ``certificate``, or plain HTTP without one."""
 
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, sim: EosSim, username: str, password: str, certificate: Certificate | None) -> None:
-        super().__init__(("127.0.0.1", 0), _EapiHandler)
+    def __init__(self, sim: EosSim, username: str, password: str, certificate: Certificate | None,
+                 port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _EapiHandler)
         self.sim, self.username, self.password = sim, username, password
         self.log = EapiLog()
         self.lock = threading.Lock()
