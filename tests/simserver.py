@@ -11,8 +11,9 @@ NETCONF over SSH, and a bare SSH server that plays an impostor.
   (``check_auth_password`` / ``check_auth_publickey`` / ``check_auth_none``) and every RPC.
 * ``NetconfServer(netconf=False)`` is an SSH server that authenticates nobody: the impostor for any SSH driver.
 
-A device whose session is lost (``SimDevice.lose_session_after``) drops the connection without an answer and
-every later request too, but the request is still logged: the log is what reached the device.
+A device whose session is lost (``SimDevice.lose_session_after``) never answers again — eAPI drops each
+connection without a response, NETCONF keeps the session open and silent — but every later request is still
+logged: the log is what reached the device (had the path come back, it would have acted on it).
 
 All servers run on daemon threads, serve one connection at a time per thread with socket timeouts, and stop when
 :meth:`close` is called (the fixtures do).
@@ -27,6 +28,7 @@ import json
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -315,7 +317,9 @@ class NetconfServer:
         iface = _Iface(self)
         try:
             transport.start_server(server=iface)
-            chan = transport.accept(10)
+            chan, deadline = None, time.monotonic() + 10
+            while chan is None and transport.is_active() and not self._stop.is_set() and time.monotonic() < deadline:
+                chan = transport.accept(0.1)  # short waits: close() ends a session that never opens a channel
             if chan is None or not iface.subsystem.wait(5):
                 return
             self._netconf(chan)
@@ -344,8 +348,8 @@ class NetconfServer:
             if msg is None:
                 return
             reply, done = self._answer(msg)
-            if reply is None:  # the device is gone: no answer
-                return
+            if reply is None:  # the device is gone: whatever still arrives is logged and never answered
+                continue
             data = reply.encode()
             chan.sendall(b"\n#%d\n" % len(data) + data + b"\n##\n" if chunked else data + b"]]>]]>")
             if done:
@@ -396,6 +400,8 @@ class NetconfServer:
         tag = etree.QName(body).localname
         with self.lock:
             self.log.rpcs.append(tag)
+        if self.sim is not None and self.sim.dev.dead:
+            return None, False
         head = f'<rpc-reply xmlns="{NC_BASE}" xmlns:junos="http://xml.juniper.net/junos/23.4R0/junos" ' \
                f'message-id="{mid}">'
         if tag == "close-session":
@@ -411,7 +417,7 @@ class NetconfServer:
             dev.after(tag if tag != "commit-configuration" or body.find("confirmed") is None
                       else "commit-configuration confirmed")
         except ConnectionResetError:
-            return None, True
+            return None, False
         inner = text.split(">", 1)[1].rsplit("</rpc-reply>", 1)[0]
         return head + inner + "</rpc-reply>", False
 

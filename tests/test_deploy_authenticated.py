@@ -328,6 +328,26 @@ def test_junos_genuine_device_apply_and_drift_end_to_end_over_netconf(
     assert srv.log.rpcs.count("commit-configuration") == 2  # commit confirmed, then the confirm
 
 
+def test_junos_session_lost_at_the_commit_gets_no_close_session_or_unlock(
+    keys: dict[str, paramiko.PKey], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _rig("junos", monkeypatch, lose_session_after="commit-configuration confirmed")
+    with netconf(rig, keys["genuine"]) as srv:
+        target = Target(DEVICE, "junos", "127.0.0.1", srv.port,
+                        known_hosts=_known_hosts(tmp_path, srv.port, keys["genuine"]))
+        secrets = secret_values({DEVICE: rig.intended}, ENVIRON)
+        out = apply_device(rig.fabric, DEVICE, rig.intended, Targets({DEVICE: target}, CREDS, "test"),
+                           set(rig.targets.targets), set(),
+                           ApplyOptions(revert_in=REVERT, settle=0, timeout=3, secrets=secrets), 1, make_driver)
+        gc.collect()
+        rpcs = list(srv.log.rpcs)
+    assert out.status == "unknown", out.message
+    commit = rpcs.index("commit-configuration")
+    # the read asking whether a commit confirmed is pending (unanswered); no <close-session/>, no unlock
+    assert rpcs[commit + 1:] == ["get-commit-revision-information"]
+    assert rig.dev.pending  # Junos's own commit-confirmed timer rolls it back, as the report says
+
+
 # ----------------------------------------------------------------------------- NX-OS and FRR over SSH
 
 
