@@ -458,3 +458,28 @@ def test_cli_trust_records_on_first_contact_and_drift_then_refuses_an_impostor(
         assert f"warning: {DEVICE}: --insecure: the TLS certificate of 127.0.0.1:{port} is NOT verified" in (
             loud.stderr)
         assert impostor.log.authorization_seen  # --insecure does what it says: it trusts whoever answers
+
+
+def test_insecure_and_http_are_named_in_the_apply_report_before_anything_is_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fabricgen.deploy.apply import apply
+
+    rig = _rig("eos", monkeypatch)
+    targets = Targets({DEVICE: _eos(443, insecure=True), "spine1": Target("spine1", "eos", "192.0.2.11", 80,
+                                                                          transport="http")}, CREDS, "test")
+    contacted: list[str] = []
+    report = apply(rig.fabric, {DEVICE: rig.intended, "spine1": rig.intended}, targets, ApplyOptions(), tmp_path,
+                   make_driver=lambda t, c, **_: contacted.append(t.name))
+    assert report.warnings[DEVICE].startswith(f"warning: {DEVICE}: --insecure: the TLS certificate of 127.0.0.1:443")
+    assert "eAPI over plain HTTP (192.0.2.11:80)" in report.warnings["spine1"]
+    assert report.as_dict()["warnings"] == report.warnings  # and in --format json
+    assert contacted == []  # (the management guard refused these candidates before any device was contacted)
+
+
+def test_napalm_loads_fabricgens_eos_driver_by_name() -> None:
+    import napalm
+
+    from fabricgen.deploy.drivers.eos import EosDriver
+
+    assert napalm.get_network_driver("fabricgen_eos") is EosDriver
