@@ -23,8 +23,9 @@ tokens name a hierarchy level; the set form loads as written.) Commands, per Jun
 ``hostkey_verify=True`` against the known_hosts file of ``optional_args`` (``alt_key_file`` with
 ``alt_host_keys``, or ``known_hosts``; as the SSH drivers take it), handed to ncclient as the
 ``UserKnownHostsFile`` of an ssh_config written for this one connection (ncclient reads known_hosts from nowhere
-else). ncclient compares the key right after the SSH key exchange, before authentication: an unknown or changed
-key ends the connection with no password or key offered. ``ssh_strict=False`` (an explicit choice) opens without
+else), ahead of the ssh_config PyEZ would have read (``ssh_config_file``, else ``~/.ssh/config``). ncclient
+compares the key right after the SSH key exchange, before authentication: an unknown or changed key ends the
+connection with no password or key offered. ``ssh_strict=False`` (an explicit choice) opens without
 the check; strict without a known_hosts file is refused before connecting.
 
 **Lost sessions.** :meth:`JunosDriver.abandon` shuts the SSH transport under ncclient without ``<close-session/>``
@@ -64,9 +65,10 @@ class JunosDriver(JunOSDriver):  # type: ignore[misc]
         if not self.known_hosts or not os.path.isfile(self.known_hosts):
             raise ConnectionException(f"{self.hostname}: no known_hosts file to verify the NETCONF host key against"
                                       f"{f' ({self.known_hosts} does not exist)' if self.known_hosts else ''}")
-        user_config = ""
-        if self.ssh_config_file:
-            with open(os.path.expanduser(self.ssh_config_file)) as f:
+        user_config = ""  # the ssh_config PyEZ would have read (optional_args' ssh_config_file, else ~/.ssh/config)
+        source = os.path.expanduser(self.ssh_config_file or "~/.ssh/config")
+        if self.ssh_config_file or os.path.isfile(source):
+            with open(source) as f:
                 user_config = f.read()
         quoted = self.known_hosts.replace('"', "")
         fd, path = tempfile.mkstemp(prefix="fabricgen-ssh-config-")
