@@ -27,7 +27,10 @@ from typing import Any
 import paramiko
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
+from fabricgen.deploy import certs
 from fabricgen.deploy.apply import ApplyOptions, Outcome, apply_device
 from fabricgen.deploy.credentials import Credentials
 from fabricgen.deploy.drift import drift_device
@@ -483,3 +486,41 @@ def test_napalm_loads_fabricgens_eos_driver_by_name() -> None:
     from fabricgen.deploy.drivers.eos import EosDriver
 
     assert napalm.get_network_driver("fabricgen_eos") is EosDriver
+
+
+# ------------------------------------------------------------------------------- the known-certificates file
+
+HOSTS = st.one_of(st.from_regex(r"[a-z][a-z0-9-]{0,20}(\.[a-z0-9-]{1,10}){0,2}", fullmatch=True),
+                  st.ip_addresses().map(str))
+
+
+@given(HOSTS, st.integers(1, 65535), st.binary(min_size=1, max_size=64))
+def test_known_certs_entry_reads_back(host: str, port: int, der: bytes) -> None:
+    from fabricgen.deploy.drivers.eos import fingerprint
+
+    fp = fingerprint(der)
+    assert certs.parse_line(certs.entry(host, port, fp)) == (host, port, fp)
+
+
+@given(st.text(max_size=300))
+def test_known_certs_file_of_any_text_loads_or_names_a_line(tmp_path_factory: pytest.TempPathFactory,
+                                                            text: str) -> None:
+    path = tmp_path_factory.mktemp("kc") / "known_certs"
+    path.write_text(text, encoding="utf-8")
+    try:
+        pins = certs.load(str(path))
+    except certs.CertsError as exc:
+        assert re.match(rf"{re.escape(str(path))}(:\d+)?: ", str(exc)), exc
+    else:
+        assert all(certs.valid_fingerprint(fp) and 0 < port < 65536 for (_, port), fp in pins.items())
+
+
+def test_record_adds_once_and_never_replaces(tmp_path: Path) -> None:
+    kc = str(tmp_path / "sub" / "known_certs")
+    a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    assert certs.record(kc, "10.0.0.1", 443, a) is True
+    assert certs.record(kc, "10.0.0.1", 443, a) is False
+    assert certs.record(kc, "2001:db8::1", 8443, b) is True
+    with pytest.raises(certs.CertsError, match="is recorded, but the device now presents"):
+        certs.record(kc, "10.0.0.1", 443, b)
+    assert Path(kc).read_text() == f"10.0.0.1 {a}\n[2001:db8::1]:8443 {b}\n"
