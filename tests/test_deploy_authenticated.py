@@ -369,6 +369,7 @@ def test_ssh_impostor_host_key_is_refused_before_authentication(
         chain.append(f"{type(e).__name__}: {e}")
         e = e.__cause__ or e.__context__
     assert any(re.search(r"host key|BadHostKey|not found in known_hosts|does not match", c, re.I) for c in chain)
+    assert re.search(r"Host key for server .* does not match", str(err.value)), err.value  # in the report too
     assert srv.log.connections == 1 and srv.log.auth_attempts == []
     assert PASSWORD not in " ".join(chain)
 

@@ -43,7 +43,32 @@ def make_driver(target: Target, creds: Credentials, timeout: int = 30, strict_ho
         optional["ssh_strict"] = strict_host_keys
         if target.known_hosts:
             optional.update(alt_host_keys=True, alt_key_file=target.known_hosts)
+        if target.platform != "junos":
+            return _says_why(cls(target.host, creds.username, creds.password, timeout=timeout,
+                                 optional_args=optional))
     return cls(target.host, creds.username, creds.password, timeout=timeout, optional_args=optional)
+
+
+def _says_why(driver: Any) -> Any:
+    """NAPALM's netmiko drivers answer every failed connection "Cannot connect to HOST", dropping netmiko's
+    reason (a host key that does not match, a refused port): keep it in the message."""
+    from napalm.base.exceptions import ConnectionException
+
+    inner = driver.open
+
+    def open_() -> None:
+        try:
+            inner()
+        except ConnectionException as exc:
+            cause = exc.__cause__ or exc.__context__
+            if cause is None:
+                raise
+            from fabricgen.deploy.credentials import error_line
+
+            raise ConnectionException(f"{exc}: {error_line(cause)}") from None
+
+    driver.open = open_
+    return driver
 
 
 def abandon(driver: Any) -> None:
