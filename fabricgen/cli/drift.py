@@ -42,6 +42,10 @@ def live_options(fn: F) -> F:
     ``--ca-file``, ``--insecure``) reaches :func:`load_or_exit` through the click context, not the commands'
     arguments."""
     opts = [
+        click.option("--hosts", type=click.Path(exists=True, dir_okay=False),
+                     help="YAML/JSON: device → host[:port] or {host, port, transport, certificate, ca_file}."),
+        click.option("--credentials", type=click.Path(dir_okay=False), help="Credentials file (mode 0600)."),
+        click.option("--known-hosts", type=click.Path(dir_okay=False), help="known_hosts for host-key checks."),
         click.option("--known-certs", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
                      help="EOS eAPI: pinned TLS certificates, `HOST[:PORT] sha256:HEX` a line (written by `fabricgen "
                           "trust`; default $FABRICGEN_KNOWN_CERTS or ~/.config/fabricgen/known_certs)."),
@@ -49,9 +53,6 @@ def live_options(fn: F) -> F:
                      help="EOS eAPI: CA bundle the switches' certificates must chain to (default $FABRICGEN_CA_FILE)."),
         click.option("--insecure", is_flag=True, expose_value=False, callback=_tls_option,
                      help="EOS eAPI: do NOT verify certificates (warned per device); never the default."),
-        click.option("--hosts", type=click.Path(exists=True, dir_okay=False), help="YAML/JSON: device → host[:port]."),
-        click.option("--credentials", type=click.Path(dir_okay=False), help="Credentials file (mode 0600)."),
-        click.option("--known-hosts", type=click.Path(dir_okay=False), help="known_hosts for host-key checks."),
         click.option("--lab/--no-lab", "use_lab", default=True, show_default=True,
                      help="Use this fabric's lab when one is up on this machine."),
         click.option("--only", help="Comma-separated device names or globs."),
