@@ -9,7 +9,8 @@ NETCONF over SSH, and a bare SSH server that plays an impostor.
   for base:1.0, chunks for base:1.1 when both sides say so in their hellos), each RPC answered by
   :meth:`tests.simdevice.JunosSim.reply`. It logs every authentication method the client tried
   (``check_auth_password`` / ``check_auth_publickey`` / ``check_auth_none``) and every RPC.
-* ``NetconfServer(netconf=False)`` is an SSH server that authenticates nobody: the impostor for any SSH driver.
+* ``NetconfServer(netconf=False)`` is an SSH server that authenticates nobody: the impostor for any SSH driver;
+  with ``shell=True`` it logs in the right user and answers an interactive shell that echoes and logs each line.
 
 A device whose session is lost (``SimDevice.lose_session_after``) never answers again — eAPI drops each
 connection without a response, NETCONF keeps the session open and silent — but every later request is still
@@ -225,6 +226,7 @@ class SshLog:
     connections: int = 0
     auth_attempts: list[str] = field(default_factory=list)  # "password admin", "publickey admin", "none admin"
     rpcs: list[str] = field(default_factory=list)  # tag of every RPC that reached the device
+    shell: list[str] = field(default_factory=list)  # every line typed into an interactive shell (shell=True)
     framing: str = ""  # "1.0" or "1.1", as negotiated by the hellos
 
     @property
@@ -250,7 +252,8 @@ class _Iface(paramiko.ServerInterface):
 
     def check_auth_password(self, username: str, password: str) -> int:
         self._note(f"password {username}")
-        ok = self.server.netconf and (username, password) == (self.server.username, self.server.password)
+        ok = (self.server.netconf or self.server.shell) and (
+            (username, password) == (self.server.username, self.server.password))
         return paramiko.AUTH_SUCCESSFUL if ok else paramiko.AUTH_FAILED
 
     def check_auth_publickey(self, username: str, key: paramiko.PKey) -> int:
@@ -259,6 +262,14 @@ class _Iface(paramiko.ServerInterface):
 
     def check_channel_request(self, kind: str, chanid: int) -> int:
         return paramiko.OPEN_SUCCEEDED if kind == "session" else paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
+
+    def check_channel_pty_request(self, channel: paramiko.Channel, *args: Any) -> bool:
+        return self.server.shell
+
+    def check_channel_shell_request(self, channel: paramiko.Channel) -> bool:
+        if self.server.shell:
+            self.subsystem.set()
+        return self.server.shell
 
     def check_channel_subsystem_request(self, channel: paramiko.Channel, name: str) -> bool:
         if name == "netconf" and self.server.netconf:
@@ -274,9 +285,10 @@ class NetconfServer:
     ``base11``: advertise base:1.1 (chunked framing once the client advertises it too)."""
 
     def __init__(self, sim: JunosSim | None, host_key: paramiko.PKey, username: str = "admin", password: str = "",
-                 netconf: bool = True, base11: bool = True) -> None:
+                 netconf: bool = True, base11: bool = True, shell: bool = False,
+                 prompt: str = "admin@leaf1:~$ ") -> None:
         self.sim, self.host_key, self.username, self.password = sim, host_key, username, password
-        self.netconf, self.base11 = netconf, base11
+        self.netconf, self.base11, self.shell, self.prompt = netconf, base11, shell, prompt.encode()
         self.log = SshLog()
         self.lock = threading.Lock()
         self._stop = threading.Event()
@@ -322,11 +334,35 @@ class NetconfServer:
                 chan = transport.accept(0.1)  # short waits: close() ends a session that never opens a channel
             if chan is None or not iface.subsystem.wait(5):
                 return
-            self._netconf(chan)
+            if self.shell:
+                self._shell(chan)
+            else:
+                self._netconf(chan)
         except (paramiko.SSHException, EOFError, OSError):
             return
         finally:
             transport.close()
+
+    def _shell(self, chan: paramiko.Channel) -> None:
+        """A shell that only echoes and prompts (``prompt``: a Linux one, or ``leaf1# `` for NX-OS): every line is
+        logged, ``exit`` ends it — what netmiko needs to log in and to say goodbye."""
+        prompt = self.prompt
+        chan.settimeout(10)
+        chan.sendall(prompt)
+        buf = b""
+        while not self._stop.is_set():
+            data = chan.recv(4096)
+            if not data:
+                return
+            buf += data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            while b"\n" in buf:
+                line, _, buf = buf.partition(b"\n")
+                text = line.decode(errors="replace")
+                with self.lock:
+                    self.log.shell.append(text)
+                if text.strip() == "exit":
+                    return
+                chan.sendall(line + b"\r\n" + prompt)
 
     # ----------------------------------------------------------------------- NETCONF framing (RFC 6242)
     def _netconf(self, chan: paramiko.Channel) -> None:

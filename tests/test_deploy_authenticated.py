@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -387,6 +388,37 @@ def test_ssh_known_host_key_passes_to_authentication(
             d.open()
     assert re.search(r"authentication", str(err.value), re.I), err.value
     assert "password admin" in srv.log.auth_attempts
+
+
+@pytest.mark.parametrize(("platform", "prompt"), [("nxos", "leaf1# "), ("frr", "admin@leaf1:~$ ")])
+def test_ssh_abandon_sends_nothing_where_close_says_exit(
+    platform: str, prompt: str, keys: dict[str, paramiko.PKey], tmp_path: Path
+) -> None:
+    """session.abandon on NAPALM's nxos_ssh (its SSH transport shut under netmiko) and on fabricgen's SSH base
+    (``SSHDriver.abandon``): after the login, not a byte more — close() would type ``exit``."""
+    from fabricgen.deploy.session import abandon
+
+    typed = {}
+    for how in ("close", "abandon"):
+        with netconf(None, keys["genuine"], netconf=False, shell=True, prompt=prompt) as srv:
+            d = make_driver(Target(DEVICE, platform, "127.0.0.1", srv.port,
+                                   known_hosts=_known_hosts(tmp_path, srv.port, keys["genuine"])), CREDS, timeout=10)
+            d.open()
+            logged_in = len(srv.log.shell)
+            if how == "close":
+                d.close()
+            else:
+                abandon(d)
+            del d
+            gc.collect()  # NAPALM's __del__ may not send anything either
+            for _ in range(50):  # the server reads what arrives on its own thread
+                if srv.log.shell[logged_in:] or how == "abandon":
+                    break
+                time.sleep(0.05)
+            time.sleep(0.2)
+            typed[how] = srv.log.shell[logged_in:]
+    commands = {how: [line for line in lines if line.strip()] for how, lines in typed.items()}  # not the login's Enters
+    assert commands == {"close": ["exit"], "abandon": []}
 
 
 def test_nxos_strict_host_keys_without_a_known_hosts_file_is_refused_before_connecting(
