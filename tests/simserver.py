@@ -30,6 +30,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -286,9 +287,10 @@ class NetconfServer:
 
     def __init__(self, sim: JunosSim | None, host_key: paramiko.PKey, username: str = "admin", password: str = "",
                  netconf: bool = True, base11: bool = True, shell: bool = False,
-                 prompt: str = "admin@leaf1:~$ ") -> None:
+                 prompt: str = "admin@leaf1:~$ ", answer: Callable[[str], str] | None = None) -> None:
         self.sim, self.host_key, self.username, self.password = sim, host_key, username, password
         self.netconf, self.base11, self.shell, self.prompt = netconf, base11, shell, prompt.encode()
+        self.answer = answer  # shell: command → its output (e.g. NxosSim.send_command); None echoes only
         self.log = SshLog()
         self.lock = threading.Lock()
         self._stop = threading.Event()
@@ -362,7 +364,9 @@ class NetconfServer:
                     self.log.shell.append(text)
                 if text.strip() == "exit":
                     return
-                chan.sendall(line + b"\r\n" + prompt)
+                out = self.answer(text.strip()) if self.answer and text.strip() else ""
+                body = "".join(f"{x}\r\n" for x in out.splitlines()).encode()
+                chan.sendall(line + b"\r\n" + body + prompt)
 
     # ----------------------------------------------------------------------- NETCONF framing (RFC 6242)
     def _netconf(self, chan: paramiko.Channel) -> None:

@@ -421,6 +421,22 @@ def test_ssh_abandon_sends_nothing_where_close_says_exit(
     assert commands == {"close": ["exit"], "abandon": []}
 
 
+def test_nxos_known_host_key_drift_end_to_end_over_ssh(keys: dict[str, paramiko.PKey], tmp_path: Path) -> None:
+    """NAPALM's nxos_ssh through netmiko over a real SSH socket to the simulated NX-OS CLI reads the same running
+    configuration — the same drift — as with its transport replaced (tests/test_deploy_roundtrip.py)."""
+    with pytest.MonkeyPatch.context() as mp:  # the replaced transport, undone before the real socket is used
+        rig = _rig("nxos", mp)
+        d = rig.make_driver(rig.targets.targets[DEVICE], CREDS)
+        d.open()
+        expected = drift_device("nxos", rig.intended, d)
+    with netconf(None, keys["genuine"], netconf=False, shell=True, prompt="leaf1# ",
+                 answer=rig.sim.send_command) as srv:
+        diff = _drift(rig, Target(DEVICE, "nxos", "127.0.0.1", srv.port,
+                                  known_hosts=_known_hosts(tmp_path, srv.port, keys["genuine"])))
+    assert diff.drifted and diff == expected
+    assert "show running-config" in srv.log.shell and srv.log.auth_attempts == ["password admin"]
+
+
 def test_nxos_strict_host_keys_without_a_known_hosts_file_is_refused_before_connecting(
     keys: dict[str, paramiko.PKey],
 ) -> None:
