@@ -325,10 +325,12 @@ class EosSim:
             return {"output": ""}
         if cmd == "write memory":
             dev.startup = dev.running
-        elif cmd == "copy startup-config flash:rollback-0":
-            dev.files["rollback-0"] = dev.startup
-        elif cmd == "configure replace flash:rollback-0":
-            dev.commit(dev.files["rollback-0"], None)
+        elif m := re.fullmatch(r"copy (running|startup)-config flash:(\S+)", cmd):
+            dev.files[m.group(2)] = dev.running if m.group(1) == "running" else dev.startup
+        elif m := re.fullmatch(r"copy flash:(\S+) startup-config", cmd):
+            dev.startup = dev.files[m.group(1)]
+        elif m := re.fullmatch(r"configure replace flash:(\S+)", cmd):
+            dev.commit(dev.files[m.group(1)], None)
         return {"output": ""} if encoding == "text" else {}
 
     def tick(self, seconds: float) -> None:

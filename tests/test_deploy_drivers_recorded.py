@@ -42,7 +42,9 @@ def driver(cls: Any, answers: dict[str, tuple[int, str]], **optional: Any) -> An
 
 def test_registry_maps_every_platform() -> None:
     assert set(NAPALM_DRIVER) == {"frr", "sonic", "nvue", "eos", "nxos", "junos"}
-    assert driver_class("eos").__name__ == "EOSDriver"  # NAPALM's own
+    from napalm.eos.eos import EOSDriver
+
+    assert issubclass(driver_class("eos"), EOSDriver) and driver_class("eos").__name__ == "EosDriver"  # NAPALM's, ours
     assert driver_class("nxos").__name__ == "NXOSSSHDriver"
     assert driver_class("sonic") is SonicDriver
 

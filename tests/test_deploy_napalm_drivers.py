@@ -1,6 +1,7 @@
 """apply through NAPALM's own driver classes, with only the lowest transport layer replaced by recorded output.
 
-* EOS: ``napalm.eos.EOSDriver`` over a pyeapi ``EapiConnection`` whose ``execute`` answers from recordings;
+* EOS: fabricgen's ``EosDriver`` (``napalm.eos.EOSDriver`` with a running-config checkpoint) over a pyeapi
+  ``EapiConnection`` whose ``execute`` answers from recordings;
 * NX-OS: ``napalm.nxos_ssh.NXOSSSHDriver`` over a netmiko connection object (``send_command``,
   ``send_multiline``, ``save_config``) and netmiko's ``file_transfer``;
 * Junos: fabricgen's ``JunosDriver`` (NAPALM's ``JunOSDriver``) over PyEZ's ``Device._rpc_reply``, the call
@@ -115,7 +116,7 @@ class RecordedEapi(EapiConnection):  # type: ignore[misc]
 
 
 def _eos(monkeypatch: pytest.MonkeyPatch, lost_on: str | None = None) -> Any:
-    from napalm.eos.eos import EOSDriver
+    from fabricgen.deploy.drivers.eos import EosDriver as EOSDriver  # NAPALM's EOSDriver, checkpointing running
 
     RecordedEapi.sent, RecordedEapi.pending, RecordedEapi.lost_on, RecordedEapi.dead = [], False, lost_on, False
     RecordedEapi.committed = False
@@ -140,7 +141,8 @@ EOS_LOAD = ["show version",
             "tx-queue 3", "random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes "
             "max-mark-probability 100", "end", "show session-config named fabricgen_1 diffs"]
 EOS_COMMIT = ["show configuration sessions detail", "show version",  # has_pending_commit: none yet
-              "copy startup-config flash:rollback-0", "configure session fabricgen_1 commit timer 00:02:00"]
+              "copy running-config flash:fabricgen-rollback-0", "copy startup-config flash:fabricgen-startup-0",
+              "configure session fabricgen_1 commit timer 00:02:00"]
 EOS_AFTER = ["show running-config sanitized"]  # the commit must have produced the intended configuration
 
 
@@ -164,7 +166,7 @@ def test_eos_failed_verification_aborts_the_pending_session(fabric: Fabric, monk
     assert RecordedEapi.sent == [
         *EOS_LOAD, *EOS_COMMIT, *EOS_AFTER,
         "show configuration sessions detail", "show version",
-        "configure session fabricgen_1 abort", "write memory",
+        "configure session fabricgen_1 abort",  # EOS restores the running config; startup was never written
         "show configuration sessions detail", "show version",
     ]
 

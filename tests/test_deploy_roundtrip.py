@@ -169,7 +169,7 @@ def _rig(platform: str, monkeypatch: pytest.MonkeyPatch, lose_session_after: str
                       "simulated")
     sim: Any
     if platform == "eos":
-        from napalm.eos.eos import EOSDriver
+        from fabricgen.deploy.drivers.eos import EosDriver as EOSDriver  # what make_driver opens for eos
 
         sim = EosSim(dev)
         transport = sim.transport()

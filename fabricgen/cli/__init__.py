@@ -279,6 +279,7 @@ _COMMANDS = {
     "apply": "fabricgen.cli.apply:apply",  # live operations through NAPALM, and the netns lab
     "drift": "fabricgen.cli.drift:drift",
     "verify": "fabricgen.cli.verify:verify",
+    "trust": "fabricgen.cli.trust:trust",  # record eAPI certificates (trust on first contact, explicit)
     "lab": "fabricgen.cli.lab:lab",
     "scaling": "fabricgen.cli.scaling:scaling",  # collective bandwidth: scaling table, nccl-tests analysis
     "nccl": "fabricgen.cli.nccl:nccl",

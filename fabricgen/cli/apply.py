@@ -161,6 +161,8 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
                       markup=False)
         for platform, note in report.on_lost_session.items():
             out.print(f"on a lost session ({platform}): {note}", markup=False)
+        for warning in report.warnings.values():
+            out.print(warning, markup=False)
     if not report.ok:
         raise SystemExit(EXIT_FINDINGS)
     raise SystemExit(EXIT_CHANGES if detailed_exitcode and report.changed else EXIT_OK)

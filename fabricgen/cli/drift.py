@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,12 +29,30 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+TLS_META = "fabricgen.tls"  # click context meta: --known-certs, --ca-file, --insecure (read by load_or_exit)
+
+
+def _tls_option(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta.setdefault(TLS_META, {})[param.name] = value
+    return value
+
+
 def live_options(fn: F) -> F:
-    """Options shared by apply, drift and verify."""
+    """Options shared by apply, drift and verify. How eAPI switches are authenticated (``--known-certs``,
+    ``--ca-file``, ``--insecure``) reaches :func:`load_or_exit` through the click context, not the commands'
+    arguments."""
     opts = [
-        click.option("--hosts", type=click.Path(exists=True, dir_okay=False), help="YAML/JSON: device → host[:port]."),
+        click.option("--hosts", type=click.Path(exists=True, dir_okay=False),
+                     help="YAML/JSON: device → host[:port] or {host, port, transport, certificate, ca_file}."),
         click.option("--credentials", type=click.Path(dir_okay=False), help="Credentials file (mode 0600)."),
         click.option("--known-hosts", type=click.Path(dir_okay=False), help="known_hosts for host-key checks."),
+        click.option("--known-certs", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
+                     help="EOS eAPI: pinned TLS certificates, `HOST[:PORT] sha256:HEX` a line (written by `fabricgen "
+                          "trust`; default $FABRICGEN_KNOWN_CERTS or ~/.config/fabricgen/known_certs)."),
+        click.option("--ca-file", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
+                     help="EOS eAPI: CA bundle the switches' certificates must chain to (default $FABRICGEN_CA_FILE)."),
+        click.option("--insecure", is_flag=True, expose_value=False, callback=_tls_option,
+                     help="EOS eAPI: do NOT verify certificates (warned per device); never the default."),
         click.option("--lab/--no-lab", "use_lab", default=True, show_default=True,
                      help="Use this fabric's lab when one is up on this machine."),
         click.option("--only", help="Comma-separated device names or globs."),
@@ -73,8 +92,17 @@ def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, kno
     from fabricgen.deploy.targets import TargetError
     from fabricgen.lab.plan import LabError
 
+    ctx = click.get_current_context(silent=True)
+    tls = dict(ctx.meta.get(TLS_META, {})) if ctx is not None else {}
     try:
-        return load_live(inventory, hosts, credentials, known_hosts, use_lab, only)
+        live = load_live(inventory, hosts, credentials, known_hosts, use_lab, only,
+                         known_certs=tls.get("known_certs"),
+                         ca_file=tls.get("ca_file") or os.environ.get("FABRICGEN_CA_FILE") or None,
+                         insecure=bool(tls.get("insecure")))
+        for target in live.targets.targets.values():  # a switch that is not authenticated: one line each
+            if (warning := target.warning()) is not None:
+                stderr_console().print(warning, markup=False)
+        return live
     except (CredentialsError, TargetError, LabError) as exc:
         if fmt in ("junit", "github"):
             from fabricgen.errors import Problem

@@ -20,6 +20,8 @@ _LIVE = {
     "FABRICGEN_CREDENTIALS": "credentials file (JSON or YAML, mode 0600) when the variables are unset",
     "FABRICGEN_STATE_DIR": "where apply keeps its lock and last report (share it between CI runners)",
     "FABRICGEN_LAB_DIR": "run directory of the namespace lab (default /run/fabricgen/lab)",
+    "FABRICGEN_KNOWN_CERTS": "EOS eAPI: pinned certificates file (default ~/.config/fabricgen/known_certs)",
+    "FABRICGEN_CA_FILE": "EOS eAPI: CA bundle the switches' certificates must chain to",
 }
 
 _SOT = {
@@ -62,6 +64,10 @@ EXAMPLES: dict[str, list[str]] = {
         "fabricgen verify inventories/prod --hosts hosts.yaml --only leaf1",
         "fabricgen verify inventories/prod --hosts hosts.yaml --format github",
     ],
+    "trust": [
+        "fabricgen trust inventories/prod --hosts hosts.yaml --known-certs known_certs",
+        "fabricgen trust inventories/prod --hosts hosts.yaml --only 'leaf*' --format json",
+    ],
     "lab": [
         "sudo fabricgen lab up inventories/lab-frr",
         "sudo fabricgen lab status inventories/lab-frr",
@@ -100,6 +106,7 @@ ENVIRONMENT: dict[str, dict[str, str]] = {
     "apply": {**_COMMON, **_LIVE},
     "drift": {**_COMMON, **_LIVE},
     "verify": {**_COMMON, **_LIVE},
+    "trust": {**_COMMON, "FABRICGEN_KNOWN_CERTS": _LIVE["FABRICGEN_KNOWN_CERTS"]},
     "lab": {"FABRICGEN_LAB_DIR": _LIVE["FABRICGEN_LAB_DIR"], "FABRICGEN_DEBUG": _COMMON["FABRICGEN_DEBUG"]},
     "scaling": _COMMON,
     "nccl": _COMMON,

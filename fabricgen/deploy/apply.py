@@ -66,6 +66,7 @@ from fabricgen.deploy.identity import by_hostname, identify_device
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.secrets import substitute
+from fabricgen.deploy.session import abandon
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.verify import (
     check_bgp,
@@ -110,6 +111,7 @@ class ApplyReport:
     started_at: float = 0.0
     seconds: float = 0.0
     on_lost_session: dict[str, str] = field(default_factory=dict)  # platform → what a lost session leaves
+    warnings: dict[str, str] = field(default_factory=dict)  # device → why it is not authenticated (--insecure, http)
 
     @property
     def ok(self) -> bool:
@@ -334,6 +336,7 @@ def apply_device(
     except Exception as exc:
         return Outcome(name, "unreachable", wave, message=_msg(exc, targets), seconds=_elapsed(t0))
     committed = False
+    lost = False  # the device's state is unknown or left to its own timer: nothing more is sent to it
     try:
         if check_id:
             same, why = identify_device(fabric, name, target.platform, driver, aliases)
@@ -372,6 +375,7 @@ def apply_device(
                 except Exception:
                     taken = None
             if taken is None:
+                lost = True
                 return Outcome(
                     name, "unknown", wave, diff=diff,
                     message=f"{_msg(exc, targets)}; the device could not say whether it took the commit, so nothing "
@@ -413,12 +417,16 @@ def apply_device(
             driver.rollback()
             return Outcome(name, "rolled-back", wave, message=f"{msg}; rolled back", seconds=_elapsed(t0))
         except Exception:
+            lost = True
             status = "reverting" if revert is not None else "left-changed"
             return Outcome(name, status, wave, message=f"{msg}; {lost_session_note(target.platform, revert)}",
                            seconds=_elapsed(t0))
     finally:
         with contextlib.suppress(Exception):
-            driver.close()
+            if lost:
+                abandon(driver)
+            else:
+                driver.close()
 
 
 def identify(
@@ -530,6 +538,7 @@ def apply(
     report.on_lost_session = {
         p: lost_session_note(p, revert_seconds(p, opts.revert_in)) for p in sorted(platforms)
     }
+    report.warnings = {n: w for n in names if (w := targets.targets[n].warning()) is not None}
     t0 = time.perf_counter()
     aliases = _sonic_aliases(fabric, targets)
     cut = preflight(configs, targets, names)

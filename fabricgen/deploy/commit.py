@@ -30,8 +30,11 @@ SEMANTICS: dict[str, CommitSemantics] = {
     "eos": CommitSemantics(
         "eos",
         "configure session <s>; rollback clean-config; <candidate>; show session-config diffs; "
-        "copy startup-config flash:rollback-0; configure session <s> commit timer HH:MM:SS → confirm: "
-        "configure session <s> commit; write memory → rollback: configure session <s> abort",
+        "copy running-config flash:fabricgen-rollback-0; copy startup-config flash:fabricgen-startup-0; "
+        "configure session <s> commit timer HH:MM:SS (--revert-in 0: configure session <s> commit; write memory) "
+        "→ confirm: configure session <s> commit; write memory → rollback: configure session <s> abort while its "
+        "timer runs (startup untouched), else configure replace flash:fabricgen-rollback-0; "
+        "copy flash:fabricgen-startup-0 startup-config (the running and startup configurations before the commit)",
         True, 1,
         "EOS's configure-session commit timer expires and the device restores the previous configuration",
     ),

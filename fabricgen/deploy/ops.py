@@ -36,12 +36,15 @@ def load_live(
     known_hosts: str | None = None,
     use_lab: bool = True,
     only: str | None = None,
+    known_certs: str | None = None,
+    ca_file: str | None = None,
+    insecure: bool = False,
 ) -> Live:
     from fabricgen.inventory.load import load_inventory
     from fabricgen.topology.resolve import resolve
 
     fabric = resolve(load_inventory(inventory))
-    targets = resolve_targets(fabric, hosts, credentials, known_hosts, use_lab)
+    targets = resolve_targets(fabric, hosts, credentials, known_hosts, use_lab, known_certs, ca_file, insecure)
     if targets.lab:
         fabric = as_lab_fabric(fabric)
     everything = targets

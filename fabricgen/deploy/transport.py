@@ -36,6 +36,20 @@ class Target:
     port: int = 22
     netns: str | None = None  # open the TCP connection inside this network namespace (a lab's client namespace)
     known_hosts: str | None = None
+    transport: str = ""  # eAPI: "https" (default) or "http"; empty on SSH platforms
+    tls_pin: str | None = None  # eAPI over HTTPS: the certificate's "sha256:<hex>" (deploy/certs.py)
+    ca_file: str | None = None  # eAPI over HTTPS: CA bundle the certificate must chain to (for this address)
+    insecure: bool = False  # eAPI over HTTPS: verify nothing (explicit --insecure only)
+
+    def warning(self) -> str | None:
+        """The line to print for this device when its switch is not authenticated, or None."""
+        if self.transport == "http":
+            return (f"warning: {self.name}: eAPI over plain HTTP ({self.host}:{self.port}): the switch is not "
+                    "authenticated and the password and configuration cross the network unencrypted")
+        if self.transport == "https" and self.insecure:
+            return (f"warning: {self.name}: --insecure: the TLS certificate of {self.host}:{self.port} is NOT "
+                    "verified; whoever answers at that address receives the password and the configuration")
+        return None
 
 
 def _libc() -> ctypes.CDLL:

@@ -1,9 +1,11 @@
 """Driver registry: platform → a NAPALM ``NetworkDriver`` class.
 
-fabricgen's own drivers (``frr``, ``sonic``, ``nvue``) live beside this file; ``eos`` and ``nxos_ssh`` are
-NAPALM's own (``napalm.get_network_driver``); ``junos`` is NAPALM's ``JunOSDriver`` with a set-format replace
-(:mod:`fabricgen.deploy.drivers.junos`). Each platform's commit/confirm/rollback sequence and what a lost session
-leaves behind: :mod:`fabricgen.deploy.commit`.
+fabricgen's own drivers (``frr``, ``sonic``, ``nvue``) live beside this file; ``nxos_ssh`` is NAPALM's own
+(``napalm.get_network_driver``); ``eos`` is NAPALM's ``EOSDriver`` with the switch's certificate verified and a
+rollback to the previous running configuration (:mod:`fabricgen.deploy.drivers.eos`); ``junos`` is NAPALM's
+``JunOSDriver`` with a set-format replace and the NETCONF host key verified (:mod:`fabricgen.deploy.drivers.junos`).
+Each platform's commit/confirm/rollback sequence and what a lost session leaves behind:
+:mod:`fabricgen.deploy.commit`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ NAPALM_DRIVER = {
     "frr": "fabricgen.frr",
     "sonic": "fabricgen.sonic",
     "nvue": "fabricgen.nvue",
-    "eos": "eos",
+    "eos": "fabricgen.eos",
     "nxos": "nxos_ssh",
     "junos": "fabricgen.junos",
 }
@@ -42,6 +44,10 @@ def driver_class(platform: str) -> Any:
         from fabricgen.deploy.drivers.nvue import NvueDriver
 
         return NvueDriver
+    if name == "fabricgen.eos":
+        from fabricgen.deploy.drivers.eos import EosDriver
+
+        return EosDriver
     if name == "fabricgen.junos":
         from fabricgen.deploy.drivers.junos import JunosDriver
 

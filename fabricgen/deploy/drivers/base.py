@@ -113,6 +113,19 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
             finally:
                 self.device = None
 
+    def abandon(self) -> None:
+        """Shut the SSH transport under netmiko without its ``exit`` (netmiko's ``disconnect`` sends one); later
+        ``close()`` calls, NAPALM's ``__del__`` included, send nothing."""
+        conn, self.device = self.device, None
+        transport = self._transport_of(conn)
+        if transport is not None:
+            transport.close()
+
+    @staticmethod
+    def _transport_of(conn: Any) -> Any:
+        pre = getattr(conn, "remote_conn_pre", None)
+        return pre.get_transport() if pre is not None else None
+
     def is_alive(self) -> dict[str, bool]:
         transport = self._transport(required=False)
         return {"is_alive": bool(transport is not None and transport.is_active())}
