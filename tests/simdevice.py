@@ -12,6 +12,8 @@ connection for good: every later call raises ``ConnectionResetError``. Each adap
 in the form the vendor returns it and answers the commands its driver sends with the vendor's documented
 output shapes (the recorded files under ``tests/data/deploy``), including the read of the switch's own chassis
 ID (:mod:`fabricgen.deploy.identity`); ``chassis_mac=""`` plays a switch whose LLDP agent does not answer.
+``killed_at`` plays an apply killed with SIGKILL: from the first command matching it on, the device receives
+nothing more from that process (not that command, no close, no abort); :meth:`SimDevice.revive` starts the next.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class SimDevice:
     clock: float = 1000.0  # seconds since boot (EOS reports commit timers against uptime)
     commit_at: float = 0.0
     lose_session_after: str | None = None
+    killed_at: str | None = None  # regex: the apply is killed (SIGKILL) just before it sends the matching command
     dead: bool = False
     sent: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
@@ -63,9 +66,15 @@ class SimDevice:
         return self.peers.get(address) == remote_as
 
     def receive(self, command: str) -> None:
+        if self.killed_at and re.search(self.killed_at, command):
+            self.dead = True  # a killed process sends nothing more: not this command, no close, no abort
         if self.dead:
             raise ConnectionResetError(f"{self.hostname}: connection reset by peer")
         self.sent.append(command)
+
+    def revive(self) -> None:
+        """The next process's session: the device answers again (what the killed one left is all that stays)."""
+        self.dead, self.killed_at, self.lose_session_after = False, None, None
 
     def after(self, command: str) -> None:
         """The command took effect; drop the session now if this is the one to lose it at."""
@@ -812,6 +821,8 @@ class SonicSim(ShellSim):
             return 0, _reload_test(frr, dev.files["/etc/sonic/frr/fabricgen-candidate.conf"])
         if command.startswith(f"cat {wd}/pending.json"):
             return (0, dev.files[f"{wd}/pending.json"]) if f"{wd}/pending.json" in dev.files else (1, "")
+        if command.startswith("me=$(readlink /proc/self/ns/mnt)"):  # the timer found by its marker (base.py)
+            return 0, f"{self.timer_pid}\n" if self.timer_pid and dev.pending else ""
         if command.startswith("tr "):
             pid = int(re.search(r"/proc/(\d+)/", command).group(1))  # type: ignore[union-attr]
             alive = dev.pending and pid == self.timer_pid
@@ -837,6 +848,9 @@ class SonicSim(ShellSim):
             dev.previous = json.dumps({"config_db.json": json.loads(dev.files["checkpoint"]),
                                        "frr.conf": dev.files["/etc/sonic/frr/fabricgen-rollback.conf"]})
             dev.commit_at, dev.deadline = dev.clock, dev.clock + seconds
+            # the detached sh writes its own record before it sleeps (base.py SSHDriver._timer_script)
+            dev.files[f"{wd}/pending.json"] = json.dumps({"pid": 4242, "deadline": dev.deadline,
+                                                         "revert_in": seconds})
             return 0, "4242\n"
         if command.startswith("kill -TERM"):
             dev.confirm()
@@ -849,7 +863,7 @@ class SonicSim(ShellSim):
         if command.startswith("sudo config rollback fabricgen-rollback"):
             dev.running = json.dumps({"config_db.json": json.loads(dev.files["checkpoint"]),
                                       "frr.conf": dev.files["/etc/sonic/frr/fabricgen-rollback.conf"]})
-            dev.confirm()
+            # an armed timer is its own process: it stays armed (and will restore the same checkpoint)
             return 0, (DATA / "sonic/config_rollback_ok.txt").read_text()
         if command in ("sudo config save -y", "sudo docker exec bgp vtysh -c 'write memory'"):
             dev.startup = dev.running
