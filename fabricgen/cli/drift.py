@@ -102,9 +102,11 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     Compares on each platform's hierarchy (a line moved to another block is drift; order, whitespace,
     comments and defaults the device does not echo are not), only what fabricgen renders plus anything
     routing or RoCE; other sections are listed by name only. Configurations are read sanitized and secret
-    values are masked. Exits 0 when nothing drifted, 2 on drift, 1 when a device could not be checked, 3 on
-    input errors.
+    values are masked. A device with a pending commit-confirm (an interrupted apply's revert timer) is PENDING,
+    never in sync, and counts as drift. Exits 0 when nothing drifted, 2 on drift, 1 when a device could not be
+    checked, 3 on input errors.
     """
+    from fabricgen.deploy.drift import PendingDiff
     from fabricgen.deploy.ops import run_drift
 
     live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only, fmt, "drift")
@@ -120,6 +122,8 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
         for n, r in results.by_device.items():
             if r.error:
                 out.print(f"  {n}: NOT CHECKED: {r.error}", markup=False)
+            elif isinstance(r.value, PendingDiff):
+                out.print(f"  {n}: PENDING: {r.value.pending}", markup=False)
             elif r.value is not None and r.value.drifted:
                 tags = ", ".join(sorted(r.value.impact))
                 out.print(f"  {n}: DRIFT ({tags})", markup=False)
@@ -150,6 +154,7 @@ def drift_document(fabric: str, targets: str, results: Results[ConfigDiff]) -> d
         "fabric": fabric,
         "targets": targets,
         "drifted": drifted,
+        "pending": [n for n, r in results.by_device.items() if getattr(r.value, "pending", "")],
         "errors": {n: results.by_device[n].error for n in results.failed},
         "devices": {n: (r.value.as_dict() if r.value is not None else None) for n, r in results.by_device.items()},
     })
