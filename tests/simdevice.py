@@ -12,8 +12,8 @@ connection for good: every later call raises ``ConnectionResetError``. Each adap
 in the form the vendor returns it and answers the commands its driver sends with the vendor's documented
 output shapes (the recorded files under ``tests/data/deploy``), including the read of the switch's own chassis
 ID (:mod:`fabricgen.deploy.identity`); ``chassis_mac=""`` plays a switch whose LLDP agent does not answer.
-``killed_at`` plays an apply killed with SIGKILL: from the first command matching it on, the device receives
-nothing more from that process (not that command, no close, no abort); :meth:`SimDevice.revive` starts the next.
+``kill`` plays an apply killed with SIGKILL just before or just after a command: from then on the device receives
+nothing more from that process (no close, no abort); :meth:`SimDevice.revive` lets the next process in.
 """
 
 from __future__ import annotations
@@ -47,7 +47,11 @@ class SimDevice:
     clock: float = 1000.0  # seconds since boot (EOS reports commit timers against uptime)
     commit_at: float = 0.0
     lose_session_after: str | None = None
-    killed_at: str | None = None  # regex: the apply is killed (SIGKILL) just before it sends the matching command
+    # the apply is killed (SIGKILL) at a command: (regex that arms the kill once a command matched it, or None;
+    # "before" | "after"; regex of the command) — see receive()
+    kill: tuple[str | None, str, str] | None = None
+    kill_ready: bool = False
+    kill_next: bool = False
     dead: bool = False
     sent: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
@@ -66,15 +70,24 @@ class SimDevice:
         return self.peers.get(address) == remote_as
 
     def receive(self, command: str) -> None:
-        if self.killed_at and re.search(self.killed_at, command):
-            self.dead = True  # a killed process sends nothing more: not this command, no close, no abort
+        if self.kill is not None and not self.dead:
+            arm, when, pattern = self.kill
+            ready = self.kill_ready or arm is None
+            if self.kill_next or (ready and when == "before" and re.search(pattern, command)):
+                self.dead = True  # a killed process sends nothing more: not this command, no close, no abort
         if self.dead:
             raise ConnectionResetError(f"{self.hostname}: connection reset by peer")
         self.sent.append(command)
+        if self.kill is not None:
+            arm, when, pattern = self.kill
+            if (self.kill_ready or arm is None) and when == "after" and re.search(pattern, command):
+                self.kill_next = True  # this command is the last the device receives
+            if arm is not None and re.search(arm, command):
+                self.kill_ready = True
 
     def revive(self) -> None:
         """The next process's session: the device answers again (what the killed one left is all that stays)."""
-        self.dead, self.killed_at, self.lose_session_after = False, None, None
+        self.dead, self.kill, self.kill_ready, self.kill_next, self.lose_session_after = False, None, False, False, None
 
     def after(self, command: str) -> None:
         """The command took effect; drop the session now if this is the one to lose it at."""
@@ -891,7 +904,10 @@ class SonicSim(ShellSim):
         return 127, f"sh: simulated SONiC does not know {command.split()[0]}"
 
     def tick(self, seconds: float) -> None:
+        was = self.dev.pending
         super().tick(seconds)
+        if was and not self.dev.pending:  # the timer fired: restored, saved (`... && config save -y`), record gone
+            self.dev.startup = self.dev.running
         if not self.dev.pending:
             self.dev.files.pop("/tmp/fabricgen/pending.json", None)
 
