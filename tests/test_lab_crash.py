@@ -19,6 +19,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,6 +175,11 @@ def _killed_apply(live: Live, configs: dict[str, str], state: Path, point: tuple
     return os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)
 
 
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
 def _record(row: dict[str, Any]) -> None:
     path = os.environ.get("FABRICGEN_CRASH_MATRIX")
     if path:
@@ -216,6 +223,12 @@ def test_an_apply_killed_at_each_step_is_reported_as_the_device_really_is(
     if was_armed:
         assert status == "pending", (point, report.as_dict())
         assert drift_state == "pending", (point, drift)
+        if "before its record" in point:  # what `fabricgen drift` prints and exits with for it
+            text = _cli("drift", str(inventory), "--only", DEVICE)
+            assert text.returncode == 2 and f"  {DEVICE}: PENDING: a commit-confirm is pending" in text.stdout, text
+            doc = json.loads(_cli("drift", str(inventory), "--only", DEVICE, "--format", "json").stdout)
+            assert doc["pending"] == [DEVICE] and doc["drifted"] == [DEVICE], doc
+            assert doc["devices"][DEVICE]["pending"].startswith("a commit-confirm is pending"), doc
     else:
         assert status in ("applied", "unchanged"), (point, report.as_dict())
         assert drift_state == "in sync", (point, drift)
