@@ -13,7 +13,6 @@ are importable by NAPALM as ``napalm.get_network_driver("fabricgen_frr" | "fabri
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import Any
 
@@ -239,17 +238,6 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
             f"rm -f {wd}/revert.log; setsid nohup sh -c {shlex.quote(script)} {TIMER_MARKER} "
             "</dev/null >/dev/null 2>&1 & echo $!"
         )
-
-    def _pending(self) -> dict[str, Any] | None:
-        """The timer's own record (pid, deadline), or None: written by the timer before it sleeps."""
-        rc, out = self._exec(f"cat {self._path('pending.json')} 2>/dev/null")
-        if rc != 0 or not out.strip():
-            return None
-        try:
-            record: dict[str, Any] = json.loads(out)
-        except ValueError:
-            return None
-        return record
 
     def _timer_pids(self) -> list[int]:
         """Pids of every revert timer on this device, found by the marker on their command line, record or not.
