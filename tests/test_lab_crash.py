@@ -223,7 +223,18 @@ def test_an_apply_killed_at_each_step_is_reported_as_the_device_really_is(
     if was_armed:
         assert status == "pending", (point, report.as_dict())
         assert drift_state == "pending", (point, drift)
-        if "before its record" in point:  # what `fabricgen drift` prints and exits with for it
+        if "before its record" in point:
+            # the timer is leaf1's alone: leaf2 shares the lab's PID namespace, not leaf1's mount namespace
+            from fabricgen.deploy.session import make_driver
+
+            for switch, pending in ((DEVICE, True), ("leaf2", False)):
+                d = make_driver(live.targets.targets[switch], live.targets.credentials)
+                d.open()
+                try:
+                    assert d.has_pending_commit() is pending, switch
+                finally:
+                    d.close()
+            # what `fabricgen drift` prints and exits with for it
             text = _cli("drift", str(inventory), "--only", DEVICE)
             assert text.returncode == 2 and f"  {DEVICE}: PENDING: a commit-confirm is pending" in text.stdout, text
             doc = json.loads(_cli("drift", str(inventory), "--only", DEVICE, "--format", "json").stdout)
