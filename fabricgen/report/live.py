@@ -38,7 +38,8 @@ _SEVERE = ("routing", "roce")
 
 
 def drift_lines(diff: ConfigDiff) -> list[str]:
-    """The diff as ``- line (tag)`` (intended, missing on the device) and ``+ line (tag)`` (on the device only).
+    """The diff as ``- line (tag)`` (intended, missing on the device) and ``+ line (tag)`` (on the device only),
+    after a ``! pending: …`` line for a device whose commit-confirm is pending.
 
     >>> from fabricgen.deploy.normalize import ConfigDiff
     >>> drift_lines(ConfigDiff(("router bgp 1 / maximum-paths 64",), ("hostname x",),
@@ -46,7 +47,9 @@ def drift_lines(diff: ConfigDiff) -> list[str]:
     ['- router bgp 1 / maximum-paths 64    (routing)', '+ hostname x    (other)']
     """
     tag_of = {line: tag for tag, lines in diff.impact.items() for line in lines}
-    return [f"- {line}    ({tag_of.get(line, 'other')})" for line in diff.missing] + [
+    pending = getattr(diff, "pending", "")  # a device with an armed revert timer (fabricgen.deploy.drift)
+    return [f"! pending: {pending}"] * bool(pending) + [
+        f"- {line}    ({tag_of.get(line, 'other')})" for line in diff.missing] + [
         f"+ {line}    ({tag_of.get(line, 'other')})" for line in diff.unexpected
     ]
 
