@@ -179,3 +179,27 @@ def test_an_apply_killed_at_each_step_is_reported_as_the_device_really_is(
         platform, rig.intended, rig.dev.startup).drifted else "previous" if rig.dev.startup == old else "neither"
     _record({"platform": platform, "point": point, "revert_in": revert, "armed": armed, "apply": status,
              "drift": drift, "after_window": where, "saved": saved})
+
+
+def test_a_pending_device_is_a_failure_in_every_ci_format_and_says_why() -> None:
+    """``drift --format junit|github|markdown``: a device with an armed timer fails and its report line says so,
+    even when its running configuration is the intended one (it is about to revert)."""
+    import xml.etree.ElementTree as ET
+
+    from fabricgen.cli.drift import drift_document
+    from fabricgen.deploy.drift import pending_note
+    from fabricgen.deploy.runner import Result, Results
+    from fabricgen.report.live import github_drift, junit_drift, markdown_drift
+
+    note = pending_note("sonic")
+    results = Results({"leaf1": Result("leaf1", PendingDiff(pending=note)), "leaf2": Result("leaf2", ConfigDiff())})
+    suite = ET.fromstring(junit_drift(results)).find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    failure = next(c for c in suite.iter("testcase") if c.get("name") == "leaf1").find("failure")
+    assert failure is not None and failure.text == f"! pending: {note}"
+    (annotation,) = github_drift(results, {})
+    assert annotation.startswith("::warning") and f"%0A! pending: {note}" in annotation
+    assert "| leaf1 | drift |" in markdown_drift("lab", "simulated", results) and note in markdown_drift(
+        "lab", "simulated", results)
+    doc = drift_document("lab", "simulated", results)
+    assert (doc["drifted"], doc["pending"], doc["devices"]["leaf1"]["pending"]) == (["leaf1"], ["leaf1"], note)
