@@ -12,6 +12,8 @@ connection for good: every later call raises ``ConnectionResetError``. Each adap
 in the form the vendor returns it and answers the commands its driver sends with the vendor's documented
 output shapes (the recorded files under ``tests/data/deploy``), including the read of the switch's own chassis
 ID (:mod:`fabricgen.deploy.identity`); ``chassis_mac=""`` plays a switch whose LLDP agent does not answer.
+``kill`` plays an apply killed with SIGKILL just before or just after a command: from then on the device receives
+nothing more from that process (no close, no abort); :meth:`SimDevice.revive` lets the next process in.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class SimDevice:
     clock: float = 1000.0  # seconds since boot (EOS reports commit timers against uptime)
     commit_at: float = 0.0
     lose_session_after: str | None = None
+    # the apply is killed (SIGKILL) at a command: (regex that arms the kill once a command matched it, or None;
+    # "before" | "after"; regex of the command) — see receive()
+    kill: tuple[str | None, str, str] | None = None
+    kill_ready: bool = False
+    kill_next: bool = False
     dead: bool = False
     sent: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
@@ -63,9 +70,24 @@ class SimDevice:
         return self.peers.get(address) == remote_as
 
     def receive(self, command: str) -> None:
+        if self.kill is not None and not self.dead:
+            arm, when, pattern = self.kill
+            ready = self.kill_ready or arm is None
+            if self.kill_next or (ready and when == "before" and re.search(pattern, command)):
+                self.dead = True  # a killed process sends nothing more: not this command, no close, no abort
         if self.dead:
             raise ConnectionResetError(f"{self.hostname}: connection reset by peer")
         self.sent.append(command)
+        if self.kill is not None:
+            arm, when, pattern = self.kill
+            if (self.kill_ready or arm is None) and when == "after" and re.search(pattern, command):
+                self.kill_next = True  # this command is the last the device receives
+            if arm is not None and re.search(arm, command):
+                self.kill_ready = True
+
+    def revive(self) -> None:
+        """The next process's session: the device answers again (what the killed one left is all that stays)."""
+        self.dead, self.kill, self.kill_ready, self.kill_next, self.lose_session_after = False, None, False, False, None
 
     def after(self, command: str) -> None:
         """The command took effect; drop the session now if this is the one to lose it at."""
@@ -817,6 +839,8 @@ class SonicSim(ShellSim):
             return 0, _reload_test(frr, dev.files["/etc/sonic/frr/fabricgen-candidate.conf"])
         if command.startswith(f"cat {wd}/pending.json"):
             return (0, dev.files[f"{wd}/pending.json"]) if f"{wd}/pending.json" in dev.files else (1, "")
+        if command.startswith("me=$(readlink /proc/self/ns/mnt)"):  # the timer found by its marker (base.py)
+            return 0, f"{self.timer_pid}\n" if self.timer_pid and dev.pending else ""
         if command.startswith("tr "):
             pid = int(re.search(r"/proc/(\d+)/", command).group(1))  # type: ignore[union-attr]
             alive = dev.pending and pid == self.timer_pid
@@ -842,6 +866,9 @@ class SonicSim(ShellSim):
             dev.previous = json.dumps({"config_db.json": json.loads(dev.files["checkpoint"]),
                                        "frr.conf": dev.files["/etc/sonic/frr/fabricgen-rollback.conf"]})
             dev.commit_at, dev.deadline = dev.clock, dev.clock + seconds
+            # the detached sh writes its own record before it sleeps (base.py SSHDriver._timer_script)
+            dev.files[f"{wd}/pending.json"] = json.dumps({"pid": 4242, "deadline": dev.deadline,
+                                                         "revert_in": seconds})
             return 0, "4242\n"
         if command.startswith("kill -TERM"):
             dev.confirm()
@@ -854,7 +881,7 @@ class SonicSim(ShellSim):
         if command.startswith("sudo config rollback fabricgen-rollback"):
             dev.running = json.dumps({"config_db.json": json.loads(dev.files["checkpoint"]),
                                       "frr.conf": dev.files["/etc/sonic/frr/fabricgen-rollback.conf"]})
-            dev.confirm()
+            # an armed timer is its own process: it stays armed (and will restore the same checkpoint)
             return 0, (DATA / "sonic/config_rollback_ok.txt").read_text()
         if command in ("sudo config save -y", "sudo docker exec bgp vtysh -c 'write memory'"):
             dev.startup = dev.running
@@ -882,7 +909,10 @@ class SonicSim(ShellSim):
         return 127, f"sh: simulated SONiC does not know {command.split()[0]}"
 
     def tick(self, seconds: float) -> None:
+        was = self.dev.pending
         super().tick(seconds)
+        if was and not self.dev.pending:  # the timer fired: restored, saved (`... && config save -y`), record gone
+            self.dev.startup = self.dev.running
         if not self.dev.pending:
             self.dev.files.pop("/tmp/fabricgen/pending.json", None)
 

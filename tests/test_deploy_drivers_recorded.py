@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fabricgen.deploy.drivers import NAPALM_DRIVER, driver_class
+from fabricgen.deploy.drivers.base import TIMER_SCAN
 from fabricgen.deploy.drivers.nvue import NvueDriver, PendingStatusUnknown, parse_confirm_status, parse_history_applied
 from fabricgen.deploy.drivers.sonic import SonicDriver, parse_interfaces_status, parse_lldp_table, parse_show_version
 
@@ -200,7 +202,6 @@ def test_sonic_pushes_config_db_and_frr_conf_with_one_revert_timer_for_both() ->
     running_db = json.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "leaf1",
                                                                "docker_routing_config_mode": "split"}}})
     d = driver(SonicDriver, {
-        "cat /tmp/fabricgen/pending.json": (1, ""),
         "show runningconfiguration all": (0, running_db),
         "sudo docker exec bgp /usr/lib/frr/frr-reload.py --test": (0, rec("sonic/frr_reload_test.txt")),
         "sudo config replace": (0, rec("sonic/config_replace_ok.txt")),
@@ -219,18 +220,23 @@ def test_sonic_pushes_config_db_and_frr_conf_with_one_revert_timer_for_both() ->
         "sudo docker exec bgp vtysh --dryrun -f /etc/frr/fabricgen-candidate.conf",
         "show runningconfiguration all",
         "sudo docker exec bgp /usr/lib/frr/frr-reload.py --test --stdout /etc/frr/fabricgen-candidate.conf",
-        "cat /tmp/fabricgen/pending.json 2>/dev/null",
+        TIMER_SCAN,  # no timer armed: found by its marker, with or without a record
         "sudo config checkpoint fabricgen-rollback",
         "sudo docker exec bgp vtysh -c 'show running-config' | sudo tee /etc/sonic/frr/fabricgen-rollback.conf "
         ">/dev/null",
+        d._exec.sent[8],  # the timer, armed before anything changes
         "sudo config replace /tmp/fabricgen/candidate.json",
         "sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/fabricgen-candidate.conf",
         "rm -f /tmp/fabricgen/candidate.json /tmp/fabricgen/candidate-frr.conf; "
         "sudo rm -f /etc/sonic/frr/fabricgen-candidate.conf",  # no candidate is left on the switch
-        d._exec.sent[11],
     ]
-    timer = d._exec.sent[11]
-    assert "sleep 120" in timer and "fabricgen-revert-timer" in timer
+    timer = d._exec.sent[8]
+    assert "sleep 120" in timer and timer.endswith("fabricgen-revert-timer </dev/null >/dev/null 2>&1 & echo $!")
+    # the timer writes its own record (pid $$, deadline), by a rename, before it sleeps; removes it after
+    script = shlex.split(timer.split("; ", 1)[1])[4]  # setsid nohup sh -c SCRIPT marker
+    assert script.index("> /tmp/fabricgen/pending.json.tmp && mv -f /tmp/fabricgen/pending.json.tmp "
+                        "/tmp/fabricgen/pending.json") < script.index("sleep 120")
+    assert '"$$"' in script and script.endswith("; rm -f /tmp/fabricgen/pending.json")
     assert ("sudo config rollback fabricgen-rollback && sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload "
             "/etc/frr/fabricgen-rollback.conf && sudo config save -y") in timer.replace("'\"'\"'", "'")
 

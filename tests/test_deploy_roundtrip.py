@@ -363,7 +363,7 @@ LOST_AT = {
     "eos": f"configure session {EOS_SESSION} commit timer",
     "nxos": "rollback running-config file candidate_config.txt",  # NX-OS: the commit itself, no timer
     "junos": "commit-configuration confirmed",
-    "sonic": "rm -f /tmp/fabricgen/revert.log; setsid",  # the revert timer fabricgen starts on the switch
+    "sonic": "sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/fabricgen-candidate.conf",  # timed
     "nvue": "nv config apply --confirm 1",  # not --confirm-status
 }
 

@@ -131,9 +131,11 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     comments and defaults the device hides or always shows are not). Every running line the next apply (a
     full replace) would remove or change is drift, tagged routing/roce/other by what it is; secret-bearing
     sections (users, keys, SNMP communities) are named, never shown. Configurations are read sanitized and
-    secret values are masked. Exits 0 when nothing drifted, 2 on any drift, 1 when a device could not be
-    checked, 3 on input errors.
+    secret values are masked. A device with a pending commit-confirm (an interrupted apply's revert timer) is
+    PENDING, never in sync, and counts as drift. Exits 0 when nothing drifted, 2 on any drift or pending
+    device, 1 when a device could not be checked, 3 on input errors.
     """
+    from fabricgen.deploy.drift import PendingDiff
     from fabricgen.deploy.ops import run_drift
 
     live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only, fmt, "drift")
@@ -149,6 +151,8 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
         for n, r in results.by_device.items():
             if r.error:
                 out.print(f"  {n}: NOT CHECKED: {r.error}", markup=False)
+            elif isinstance(r.value, PendingDiff):
+                out.print(f"  {n}: PENDING: {r.value.pending}", markup=False)
             elif r.value is not None and r.value.drifted:
                 tags = ", ".join(sorted(r.value.impact))
                 out.print(f"  {n}: DRIFT ({tags})", markup=False)
@@ -176,6 +180,7 @@ def drift_document(fabric: str, targets: str, results: Results[ConfigDiff]) -> d
         "fabric": fabric,
         "targets": targets,
         "drifted": drifted,
+        "pending": [n for n, r in results.by_device.items() if getattr(r.value, "pending", "")],
         "errors": {n: results.by_device[n].error for n in results.failed},
         "devices": {n: (r.value.as_dict() if r.value is not None else None) for n, r in results.by_device.items()},
     })

@@ -23,8 +23,10 @@ platform's revert timer → read the running configuration again: a difference l
 drift badly) rolls back → verify the *new* state (every implied BGP session configured with the right peer
 address and ASN; Established where its peer is at the intended configuration or the session was Established
 before the commit, and proven so under the new configuration — up since after the commit, or up for a whole
-hold time since it; LLDP neighbours as cabled, host and port; interfaces up with the intended MTU; polled up
-to ``--settle`` seconds and never less than the platform's hold time + 5 s) → confirm. A failed verification
+hold time since it; LLDP neighbours as cabled, host and port — a peer this rollout has not configured yet may
+advertise the hostname it was identified with, or a factory name that names no switch of the fabric
+(:class:`fabricgen.deploy.verify.PeerNames`), never another switch's name; interfaces up with the intended MTU;
+polled up to ``--settle`` seconds and never less than the platform's hold time + 5 s) → confirm. A failed verification
 rolls the device back. A rollback is only ever sent to a device known to have taken the commit. The first
 wave is the canary; any failure stops further waves. After every later wave the canary and the wave before
 are checked again (BGP, LLDP, interfaces): a device a later wave broke is reported ``broken-later`` and the
@@ -62,19 +64,21 @@ from typing import Any
 from fabricgen.deploy import runner
 from fabricgen.deploy.commit import RevertRefused, check_revert, lost_session_note, revert_seconds, semantics
 from fabricgen.deploy.credentials import error_line, redact
-from fabricgen.deploy.identity import by_hostname, identify_device
+from fabricgen.deploy.identity import by_hostname, identify_device, identify_device_named
 from fabricgen.deploy.mgmt import management_problems, session_address
 from fabricgen.deploy.normalize import ConfigDiff, compare
 from fabricgen.deploy.secrets import substitute
 from fabricgen.deploy.session import abandon
 from fabricgen.deploy.targets import Targets
 from fabricgen.deploy.verify import (
+    PeerNames,
     check_bgp,
     check_interfaces,
     check_lldp,
     check_new_state,
     hold_time,
     is_hard,
+    normalize_host,
     sonic_aliases,
 )
 from fabricgen.inventory.schema import Role
@@ -249,7 +253,7 @@ def _sessions_up(driver: Any) -> set[str]:
 def _verify_after_commit(
     fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any, settle: float,
     committed_at: float, up_before: set[str] | None = None, platform: str = "frr",
-    aliases: dict[tuple[str, str], str] | None = None,
+    aliases: dict[tuple[str, str], str] | None = None, peers: PeerNames | None = None,
 ) -> list[str]:
     """Problems after a commit (empty: verified), proving the *new* state (:func:`check_new_state`).
 
@@ -264,7 +268,7 @@ def _verify_after_commit(
         checks = check_new_state(
             fabric, device, scope, driver.get_bgp_neighbors(), driver.get_lldp_neighbors(),
             driver.get_interfaces(), require_up=ready, up_before=up_before or set(), since_commit=since, hold=hold,
-            aliases=aliases,
+            aliases=aliases, peers=peers,
         )
         bad = [c for c in checks if not c.ok]
         hard = [c for c in bad if is_hard(c)]
@@ -274,11 +278,11 @@ def _verify_after_commit(
 
 
 def _recheck(fabric: Fabric, device: str, scope: set[str], ready: set[str], driver: Any,
-             aliases: dict[tuple[str, str], str] | None = None) -> list[str]:
+             aliases: dict[tuple[str, str], str] | None = None, peers: PeerNames | None = None) -> list[str]:
     """Problems of a device already confirmed, re-read after a later wave (BGP with the peers at intent, LLDP,
     interfaces); no proof of recency is needed any more."""
     checks = check_bgp(fabric, device, scope, driver.get_bgp_neighbors(), require_up=ready)
-    checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors(), aliases)
+    checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors(), aliases, peers)
     checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
     return [f"{c.kind} {c.subject}: {c.detail}" for c in checks if not c.ok]
 
@@ -326,6 +330,7 @@ def apply_device(
     make_driver: Callable[..., Any],
     check_id: bool = False,
     aliases: dict[tuple[str, str], str] | None = None,
+    peers: PeerNames | None = None,
 ) -> Outcome:
     t0 = time.perf_counter()
     target = targets.targets[name]
@@ -394,7 +399,7 @@ def apply_device(
             problems = [f"the running configuration still differs from intent after the commit: {'; '.join(left)}"]
         else:
             problems = _verify_after_commit(fabric, name, scope, ready, driver, opts.settle, committed_at,
-                                            up_before, target.platform, aliases)
+                                            up_before, target.platform, aliases, peers)
         if problems:
             driver.rollback()
             msg = "verification failed: " + "; ".join(problems)
@@ -432,17 +437,18 @@ def apply_device(
 def identify(
     fabric: Fabric, targets: Targets, names: list[str], opts: ApplyOptions, make_driver: Callable[..., Any],
     aliases: dict[tuple[str, str], str] | None = None,
-) -> tuple[dict[str, str], set[str], dict[str, str]]:
+) -> tuple[dict[str, str], set[str], dict[str, str], dict[str, frozenset[str]]]:
     """Identify every device before anything is loaded anywhere (:mod:`fabricgen.deploy.identity`): (device →
     why it is not the device the inventory names, devices that could not be asked — their own turn checks them
-    again, device → the evidence that identified it when that was not its hostname)."""
+    again, device → the evidence that identified it when that was not its hostname, device → the hostname it
+    answered with when that was not its name: what its neighbours' LLDP sees it as until it is configured)."""
 
-    def one(n: str) -> tuple[bool, str]:
+    def one(n: str) -> tuple[bool, str, str]:
         driver = make_driver(targets.targets[n], targets.credentials, timeout=opts.timeout,
                              strict_host_keys=opts.strict_host_keys)
         driver.open()
         try:
-            return identify_device(fabric, n, targets.targets[n].platform, driver, aliases)
+            return identify_device_named(fabric, n, targets.targets[n].platform, driver, aliases)
         finally:
             with contextlib.suppress(Exception):
                 driver.close()
@@ -451,12 +457,15 @@ def identify(
     wrong = {n: r.value[1] for n, r in results.by_device.items() if r.value and not r.value[0]}
     notes = {n: r.value[1] for n, r in results.by_device.items()
              if r.value and r.value[0] and r.value[1] != by_hostname(n)}
-    return wrong, set(results.failed), notes
+    seen_as = {n: frozenset({normalize_host(r.value[2])}) for n, r in results.by_device.items()
+               if r.value and r.value[0] and normalize_host(r.value[2]) != normalize_host(n)}
+    return wrong, set(results.failed), notes, seen_as
 
 
 def recheck(
     fabric: Fabric, targets: Targets, names: list[str], scope: set[str], ready: set[str], opts: ApplyOptions,
     make_driver: Callable[..., Any], aliases: dict[tuple[str, str], str] | None = None,
+    peers: PeerNames | None = None,
 ) -> dict[str, str]:
     """Devices already confirmed, checked again after a later wave: device → what is now wrong."""
 
@@ -465,7 +474,7 @@ def recheck(
                              strict_host_keys=opts.strict_host_keys)
         driver.open()
         try:
-            return _recheck(fabric, n, scope, ready, driver, aliases)
+            return _recheck(fabric, n, scope, ready, driver, aliases, peers)
         finally:
             with contextlib.suppress(Exception):
                 driver.close()
@@ -558,7 +567,7 @@ def apply(
             ready.add(dev)
     ready -= set(names)
     # identity of every device before anything is loaded anywhere: a swapped hosts entry stops the rollout
-    wrong, unasked, identified = identify(fabric, targets, names, opts, make_driver, aliases)
+    wrong, unasked, identified, seen_as = identify(fabric, targets, names, opts, make_driver, aliases)
     if wrong:
         for i, wave in enumerate(waves, start=1):
             for n in wave:
@@ -570,14 +579,17 @@ def apply(
         if not opts.dry_run:
             _save(report, configs, directory, previous)
         return report
+    outside = scope - set(names) - ready  # not in this rollout and not known at intent: maybe factory state too
     for i, wave in enumerate(waves, start=1):
         if on_wave:
             on_wave(i, wave)
         wave_ready = set(ready)
+        # a peer of this wave or a later one still carries the name it had when identified (or a factory name)
+        names_now = PeerNames(seen_as, frozenset(outside | {n for w in waves[i - 1:] for n in w}))
 
-        def task(n: str, _i: int = i, _ready: set[str] = wave_ready) -> Outcome:
+        def task(n: str, _i: int = i, _ready: set[str] = wave_ready, _peers: PeerNames = names_now) -> Outcome:
             return apply_device(fabric, n, configs[n], targets, scope, _ready, opts, _i, make_driver,
-                                check_id=n in unasked, aliases=aliases)
+                                check_id=n in unasked, aliases=aliases, peers=_peers)
 
         results = runner.run(task, wave, workers=opts.workers, secrets=targets.secrets(), label=f"wave {i}")
         for n, r in results.by_device.items():
@@ -591,7 +603,9 @@ def apply(
         if i > 1 and not opts.dry_run:
             earlier = [n for n in dict.fromkeys([*waves[0], *waves[i - 2]])
                        if report.outcomes[n].status == "applied"]
-            for n, why in recheck(fabric, targets, earlier, scope, ready, opts, make_driver, aliases).items():
+            names_after = PeerNames(seen_as, frozenset(outside | {n for w in waves[i:] for n in w}))
+            for n, why in recheck(fabric, targets, earlier, scope, ready, opts, make_driver, aliases,
+                                  names_after).items():
                 o = report.outcomes[n]
                 report.outcomes[n] = Outcome(n, "broken-later", o.wave, o.diff,
                                              f"applied and confirmed in wave {o.wave}, but after wave {i}: {why}",

@@ -4,6 +4,15 @@ One table, read by ``apply`` (to choose the timer and to word the report) and st
 docstring. A platform whose device keeps no timer of its own is refused ``--revert-in`` up front, before any
 device is contacted: fabricgen never claims a device "reverts by itself" when it does not.
 
+The invariant every platform with a device timer keeps, whatever moment an apply is killed at (a cancelled CI
+job: no ``finally``, no close): the device either has an armed timer that ``has_pending_commit()`` reports —
+and the timer restores the previous configuration — or runs a configuration with no timer (the new one
+confirmed, or the previous one). ``apply`` reports such a device ``pending`` and ``drift`` says so, never "in
+sync". On EOS, Junos and NVUE the timer is the device's own and starts in the commit command itself; on FRR and
+SONiC it is a detached process that writes its own record before it sleeps and is found by its marker without
+one (:mod:`fabricgen.deploy.drivers.frr`), and confirm saves before it disarms. NX-OS has no timer: killed after
+its commit, the device keeps the new configuration (and the next apply finds it in sync or converges it).
+
 >>> revert_seconds("junos", 90)
 120
 >>> revert_seconds("eos", 90)
@@ -54,18 +63,19 @@ SEMANTICS: dict[str, CommitSemantics] = {
     ),
     "sonic": CommitSemantics(
         "sonic",
-        "config checkpoint fabricgen-rollback; config replace <config_db.json>; a detached timer on the switch "
-        "(sleep N; config rollback fabricgen-rollback) → confirm: kill the timer; config save -y → rollback: "
-        "config rollback fabricgen-rollback",
+        "config checkpoint fabricgen-rollback; a detached timer on the switch (sleep N; config rollback "
+        "fabricgen-rollback), which writes its own record first; config replace <config_db.json> → confirm: "
+        "config save -y, then kill the timer → rollback: config rollback fabricgen-rollback, then kill the timer, "
+        "then save",
         True, 1,
         "the timer process fabricgen started on the switch restores the checkpoint (a switch reboot before it "
         "fires also reverts: the change was not saved)",
     ),
     "frr": CommitSemantics(
         "frr",
-        "vtysh --dryrun <file>; frr-reload.py --test; save rollback-0.conf; frr-reload.py --reload; a detached "
-        "timer on the switch (sleep N; reload rollback-0.conf) → confirm: kill the timer; write memory → "
-        "rollback: reload rollback-0.conf",
+        "vtysh --dryrun <file>; frr-reload.py --test; save rollback-0.conf; a detached timer on the switch (sleep "
+        "N; reload rollback-0.conf), which writes its own record first; frr-reload.py --reload → confirm: write "
+        "memory, then kill the timer → rollback: reload rollback-0.conf, then kill the timer, then write memory",
         True, 1,
         "the timer process fabricgen started on the switch reloads the saved previous configuration",
     ),

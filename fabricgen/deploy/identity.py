@@ -289,7 +289,17 @@ def identify_device(
 ) -> tuple[bool, str]:
     """Read what :func:`identity` needs from an open driver (facts; the chassis ID only when a chassis MAC is
     recorded; the LLDP neighbours only when nothing else can decide) and judge."""
+    ok, why, _host = identify_device_named(fabric, name, platform, driver, aliases)
+    return ok, why
+
+
+def identify_device_named(
+    fabric: Fabric, name: str, platform: str, driver: Any, aliases: dict[tuple[str, str], str] | None = None,
+) -> tuple[bool, str, str]:
+    """:func:`identify_device`, and the hostname the device answered with (what its LLDP agent advertises to
+    its neighbours: the name they see it by until it is configured)."""
     facts = driver.get_facts()
     chassis = read_chassis_id(platform, driver) if fabric.switches[name].chassis_mac else None
     lldp = driver.get_lldp_neighbors() if needs_lldp(fabric, name, facts) else None
-    return identity(fabric, name, facts, chassis, lldp, aliases)
+    ok, why = identity(fabric, name, facts, chassis, lldp, aliases)
+    return ok, why, str(facts.get("hostname") or facts.get("fqdn") or "")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fabricgen.deploy import runner
-from fabricgen.deploy.drift import drift_device
+from fabricgen.deploy.drift import drift_or_pending
 from fabricgen.deploy.normalize import ConfigDiff
 from fabricgen.deploy.targets import Targets, as_lab_fabric, resolve_targets
 from fabricgen.deploy.verify import DeviceVerdict, verify_device
@@ -71,11 +71,13 @@ def per_device(live: Live, fn: Callable[[Any, str], T], workers: int, timeout: i
 
 
 def run_drift(live: Live, workers: int = 8, timeout: int = 30) -> runner.Results[ConfigDiff]:
+    """Every selected device's drift; a device with a pending commit-confirm is a
+    :class:`fabricgen.deploy.drift.PendingDiff` (drift, never in sync)."""
     from fabricgen.deploy.intended import intended_configs
 
     configs = intended_configs(live.fabric, list(live.targets.targets))
     platform = {n: t.platform for n, t in live.targets.targets.items()}
-    return per_device(live, lambda d, n: drift_device(platform[n], configs[n], d), workers, timeout, "drift")
+    return per_device(live, lambda d, n: drift_or_pending(platform[n], configs[n], d), workers, timeout, "drift")
 
 
 def run_verify(live: Live, workers: int = 8, timeout: int = 30) -> runner.Results[DeviceVerdict]:

@@ -10,6 +10,7 @@ matches too. Virtual interfaces report no speed: that is said, not faked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,37 @@ class DeviceVerdict:
     @property
     def failures(self) -> list[Check]:
         return [c for c in self.checks if not c.ok]
+
+
+@dataclass(frozen=True)
+class PeerNames:
+    """What a rollout knows of its peers' names, for the LLDP check of a rollout that starts from factory state.
+
+    ``seen_as``: device → the (normalised) hostnames it answered with when this rollout identified it by serial,
+    chassis MAC or LLDP placement (:mod:`fabricgen.deploy.identity`); ``unreached``: devices this rollout has not
+    configured yet (a later wave, or outside the rollout and not known at intent). On a cabled port, a neighbour
+    with the cabled peer port is that peer when it advertises one of the peer's ``seen_as`` names, or when the
+    peer is ``unreached`` and the name it advertises names no switch of the fabric (a factory name such as
+    ``localhost``, or none). A neighbour calling itself *another* switch of the fabric is never accepted.
+
+    >>> from types import SimpleNamespace as N
+    >>> f = N(switches={"spine1": None, "leaf4": None})
+    >>> names = PeerNames({}, frozenset({"leaf4"}))
+    >>> names.accepts(f, "leaf4", "localhost"), names.accepts(f, "leaf4", "spine1")
+    ('leaf4 is not configured yet: localhost names no switch of the fabric', '')
+    """
+
+    seen_as: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    unreached: frozenset[str] = frozenset()
+
+    def accepts(self, fabric: Fabric, peer: str, advertised: str) -> str:
+        """Why a neighbour advertising ``advertised`` is ``peer`` ("" when it is not)."""
+        host = normalize_host(advertised)
+        if host in self.seen_as.get(peer, frozenset()):
+            return f"{peer} identified in this rollout, calling itself {advertised}"
+        if peer in self.unreached and not any(normalize_host(n) == host for n in fabric.switches):
+            return f"{peer} is not configured yet: {advertised or '(no name)'} names no switch of the fabric"
+        return ""
 
 
 def normalize_ifname(name: str) -> str:
@@ -125,14 +157,15 @@ def is_hard(check: Check) -> bool:
 def check_new_state(
     fabric: Fabric, device: str, scope: set[str], bgp: dict[str, Any], lldp: dict[str, list[dict[str, str]]],
     ifaces: dict[str, dict[str, Any]], require_up: set[str], up_before: set[str], since_commit: float, hold: float,
-    aliases: dict[tuple[str, str], str] | None = None,
+    aliases: dict[tuple[str, str], str] | None = None, peers: PeerNames | None = None,
 ) -> list[Check]:
     """What a device must show after a commit before it is confirmed: every implied session configured with the
     right peer address and ASN; Established where its peer is at the intended config (``require_up``) or was
     Established before the commit (``up_before``, peer addresses) — and *proven* Established under the new
     configuration: it came up after the commit (uptime < ``since_commit``), or it has outlived a whole
     ``hold`` time since the commit (keepalives were exchanged under the new configuration); LLDP neighbours
-    as cabled (host and port, a SONiC peer's port by its ``aliases`` too); interfaces up with the intended MTU.
+    as cabled (host and port, a SONiC peer's port by its ``aliases`` too; a peer not named yet as ``peers``
+    allows); interfaces up with the intended MTU.
 
     >>> c = Check("bgp", "10.0.0.1 (spine1, AS 65000)", True, "Established")
     >>> _prove(c, {"is_up": True, "uptime": 100}, since_commit=3.0, hold=9.0).detail
@@ -140,17 +173,17 @@ def check_new_state(
     >>> _prove(c, {"is_up": True, "uptime": 2}, since_commit=3.0, hold=9.0).ok
     True
     """
-    peers = (bgp.get("global") or {}).get("peers", {})
+    sessions = (bgp.get("global") or {}).get("peers", {})
     want = expected_sessions(fabric, device, scope)
     must = set(require_up) | {want[a][0] for a in up_before if a in want}
     checks = []
     for c in check_bgp(fabric, device, scope, bgp, require_up=must):
         addr = c.subject.split()[0]
-        got = peers.get(addr) or {}
+        got = sessions.get(addr) or {}
         if c.ok and got.get("is_up") and want.get(addr, ("", 0))[0] in must:
             c = _prove(c, got, since_commit, hold)
         checks.append(c)
-    checks += check_lldp(fabric, device, scope, lldp, aliases)
+    checks += check_lldp(fabric, device, scope, lldp, aliases, peers)
     checks += check_interfaces(fabric, device, scope, ifaces)
     return checks
 
@@ -192,9 +225,13 @@ def sonic_aliases(configs: dict[str, str], platforms: dict[str, str]) -> dict[tu
 
 def check_lldp(
     fabric: Fabric, device: str, scope: set[str], lldp: dict[str, list[dict[str, str]]],
-    aliases: dict[tuple[str, str], str] | None = None,
+    aliases: dict[tuple[str, str], str] | None = None, peers: PeerNames | None = None,
 ) -> list[Check]:
-    """Every cabled port in scope sees its peer: host name, and port as name, alias (SONiC) or description."""
+    """Every cabled port in scope sees its peer: host name, and port as name, alias (SONiC) or description.
+
+    With ``peers`` (a rollout's knowledge, :class:`PeerNames`), a neighbour on the cabled peer port that does not
+    carry the peer's name yet is accepted as the peer when ``peers`` says why (the reason is the check's
+    detail)."""
     aliases = aliases or {}
     local_alias = {alias: name for (dev, name), alias in aliases.items() if dev == device}
     by_port: dict[str, list[dict[str, str]]] = {}
@@ -214,14 +251,15 @@ def check_lldp(
         alias = aliases.get((port.peer_device, port.peer_port))
         if alias:
             want_ports.add(normalize_ifname(alias))
-        match = [
-            n for n in neighbours
-            if normalize_host(n.get("hostname", "")) == want_host
-            and (normalize_ifname(n.get("port", "")) in want_ports
-                 or normalize_ifname(n.get("port_description", "") or "-") in want_ports)
-        ]
+        on_port = [n for n in neighbours if normalize_ifname(n.get("port", "")) in want_ports
+                   or normalize_ifname(n.get("port_description", "") or "-") in want_ports]
+        match = [n for n in on_port if normalize_host(n.get("hostname", "")) == want_host]
+        why = next((w for n in on_port if (w := peers.accepts(fabric, port.peer_device, n.get("hostname", "")))),
+                   "") if peers is not None and not match else ""
         if match:
             checks.append(Check("lldp", subject, True))
+        elif why:
+            checks.append(Check("lldp", subject, True, why))
         else:
             seen = ", ".join(f"{n.get('hostname')}:{n.get('port')}" for n in neighbours)
             checks.append(Check("lldp", subject, False, f"sees {seen}"))

@@ -39,7 +39,8 @@ _SEVERE = ("routing", "roce")
 
 def drift_lines(diff: ConfigDiff) -> list[str]:
     """The diff as ``- line (tag)`` (intended, missing on the device) and ``+ line (tag)`` (on the device only:
-    the next apply removes it); a secret-bearing section by its name, ``(tag; values not shown)``.
+    the next apply removes it); a secret-bearing section by its name, ``(tag; values not shown)``; first a
+    ``! pending: …`` line for a device whose commit-confirm is pending.
 
     >>> from fabricgen.deploy.normalize import ConfigDiff
     >>> drift_lines(ConfigDiff(("router bgp 1 / maximum-paths 64",), ("hostname x", "username ops …"),
@@ -49,11 +50,13 @@ def drift_lines(diff: ConfigDiff) -> list[str]:
     """
     tag_of = {line: tag for tag, lines in diff.impact.items() for line in lines}
     hidden = set(diff.named_only)
+    pending = getattr(diff, "pending", "")  # a device with an armed revert timer (fabricgen.deploy.drift)
 
     def one(sign: str, line: str) -> str:
         return f"{sign} {line}    ({tag_of.get(line, 'other')}{'; values not shown' if line in hidden else ''})"
 
-    return [one("-", line) for line in diff.missing] + [one("+", line) for line in diff.unexpected]
+    return [f"! pending: {pending}"] * bool(pending) + [one("-", line) for line in diff.missing] + [
+        one("+", line) for line in diff.unexpected]
 
 
 def _tags(diff: ConfigDiff) -> list[str]:

@@ -13,9 +13,7 @@ are importable by NAPALM as ``napalm.get_network_driver("fabricgen_frr" | "fabri
 
 from __future__ import annotations
 
-import json
 import shlex
-import time
 from typing import Any
 
 from napalm.base import NetworkDriver
@@ -24,6 +22,14 @@ from napalm.base.exceptions import CommitError, ConnectionException, MergeConfig
 from fabricgen.deploy.credentials import error_line, redact
 
 TIMER_MARKER = "fabricgen-revert-timer"
+
+TIMER_SCAN = (
+    "me=$(readlink /proc/self/ns/mnt); "
+    "for f in $(grep -la 'fabricgen-revert-time[r]' /proc/[0-9]*/cmdline 2>/dev/null); do d=${f%/cmdline}; "
+    "[ \"$(readlink $d/ns/mnt 2>/dev/null)\" = \"$me\" ] && echo ${d#/proc/}; done; true"
+)
+"""Prints the pid of every process whose command line carries :data:`TIMER_MARKER`, in the asking shell's mount
+namespace (the pattern's ``[r]`` keeps the scan from finding its own command line)."""
 
 
 class CommandError(Exception):
@@ -222,43 +228,49 @@ class SSHDriver(NetworkDriver):  # type: ignore[misc]
         return {c: self._exec(c)[1] for c in commands}
 
     # ------------------------------------------------------------------ commit-confirm emulation (detached timer)
-    def _start_timer(self, revert_command: str, revert_in: int) -> None:
-        """Start ``sleep revert_in; revert_command`` detached on the device and record its pid in pending.json."""
+    def _timer_script(self, revert_command: str, revert_in: int) -> str:
+        """The detached timer's ``sh`` script: its own record first, then the sleep, the revert, the record's end.
+
+        The record (``pending.json``: the timer's own pid ``$$``, its deadline on the device's clock) is written
+        by the timer itself, atomically (a temporary file renamed over the old one), *before* it sleeps; it is
+        removed only after the revert ran. So no moment exists at which the timer sleeps without its marker on its
+        command line, and none at which a record names a timer that will not revert."""
         wd = shlex.quote(self.workdir)
-        script = f"sleep {int(revert_in)}; ({revert_command}) > {wd}/revert.log 2>&1; rm -f {wd}/pending.json"
-        pid = self._run(
+        n = int(revert_in)
+        record = f"{wd}/pending.json"
+        write = (f"printf '{{\"pid\": %d, \"deadline\": %d, \"revert_in\": {n}}}\\n' \"$$\" "
+                 f"\"$(( $(date +%s) + {n} ))\" > {record}.tmp && mv -f {record}.tmp {record}")
+        return f"{write}; sleep {n}; ({revert_command}) > {wd}/revert.log 2>&1; rm -f {record}"
+
+    def _start_timer(self, revert_command: str, revert_in: int) -> None:
+        """Start the detached timer (:meth:`_timer_script`, ``sleep revert_in`` then ``revert_command``) in a
+        session of its own; its command line ends with :data:`TIMER_MARKER`, which is how it is found."""
+        wd = shlex.quote(self.workdir)
+        script = self._timer_script(revert_command, revert_in)
+        self._run(
             f"rm -f {wd}/revert.log; setsid nohup sh -c {shlex.quote(script)} {TIMER_MARKER} "
             "</dev/null >/dev/null 2>&1 & echo $!"
-        ).strip()
-        record = {"pid": int(pid), "deadline": time.time() + int(revert_in), "revert_in": int(revert_in)}
-        self._put(f"{self.workdir}/pending.json", json.dumps(record))
+        )
 
-    def _pending(self) -> dict[str, Any] | None:
-        rc, out = self._exec(f"cat {self._path('pending.json')} 2>/dev/null")
-        if rc != 0 or not out.strip():
-            return None
-        try:
-            record: dict[str, Any] = json.loads(out)
-        except ValueError:
-            return None
-        return record
+    def _timer_pids(self) -> list[int]:
+        """Pids of every revert timer on this device, found by the marker on their command line, record or not.
 
-    def _timer_alive(self, pid: int) -> bool:
-        rc, out = self._exec(f"tr '\\0' ' ' < /proc/{int(pid)}/cmdline 2>/dev/null")
-        return rc == 0 and TIMER_MARKER in out
+        Only processes in the mount namespace of the shell that asks count (``/proc/PID/ns/mnt``): a switch of the
+        lab shares the PID namespace with the other switches, never its mount namespace; a real switch has one."""
+        _rc, out = self._exec(TIMER_SCAN)
+        return sorted({int(x) for x in out.split() if x.isdigit()})
 
     def has_pending_commit(self) -> bool:
-        record = self._pending()
-        return bool(record and self._timer_alive(int(record["pid"])))
+        """True whenever a revert timer is armed on the device, whatever moment an apply was interrupted at."""
+        return bool(self._timer_pids())
 
     def _cancel_timer(self) -> bool:
-        record = self._pending()
-        if not record:
-            return False
-        pid = int(record["pid"])
-        alive = self._timer_alive(pid)
-        if alive:
-            # the timer is `sh` in its own session (setsid): end that session's process group, recorded pid only
-            self._exec(f"kill -TERM -- -{pid} 2>/dev/null || kill -TERM {pid}")
+        """End every armed timer (its whole process group: the sleep too), then remove its record; whether one
+        was armed."""
+        pids = self._timer_pids()
+        if pids:
+            # the timer is `sh` in its own session (setsid): end that session's process group
+            self._exec("; ".join(f"kill -TERM -- -{p} 2>/dev/null || kill -TERM {p} 2>/dev/null" for p in pids)
+                       + "; true")
         self._exec(f"rm -f {self._path('pending.json')}")
-        return alive
+        return bool(pids)

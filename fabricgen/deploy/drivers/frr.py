@@ -7,13 +7,26 @@ Configuration is replaced whole, as NAPALM's ``load_replace_candidate`` means:
   the candidate, minus lines that FRR's ``datacenter`` profile treats as defaults (they are never echoed by
   ``show running-config`` and would otherwise show up as a change forever). A failed test raises: its output
   is never applied;
-* ``commit_config(revert_in=N)`` saves the running configuration as ``rollback-0.conf``, applies the candidate
-  with ``frr-reload.py --reload``, and starts a detached timer on the device (``sleep N`` then reload
-  ``rollback-0.conf``) whose pid and deadline are recorded in ``pending.json``;
-* ``has_pending_commit`` checks explicitly that the recorded timer process is alive *and* is our timer
-  (its command line carries a marker), so a vanished or recycled pid never reads as "pending";
-* ``confirm_commit`` kills that timer and saves the configuration (``write memory``);
-* ``rollback`` cancels a pending timer and restores ``rollback-0.conf`` at once.
+* ``commit_config(revert_in=N)`` saves the running configuration as ``rollback-0.conf``, starts a detached
+  timer on the device (``sleep N`` then reload ``rollback-0.conf``; :meth:`SSHDriver._timer_script`), and only
+  then applies the candidate with ``frr-reload.py --reload`` (the window counts from before the reload);
+  ``revert_in=None`` reloads and saves the new configuration at once (``write memory``);
+* ``has_pending_commit`` is true whenever a timer is armed: it looks for the timer's marker on the command line
+  of the processes of this device (this mount namespace: the lab's switches share one PID namespace), with or
+  without its record, so a vanished or recycled pid never reads as "pending" and an armed timer always does;
+* ``confirm_commit`` saves the configuration (``write memory``), then kills the timer;
+* ``rollback`` reloads ``rollback-0.conf``, then kills a pending timer, then saves.
+
+Device-side invariant (what makes an interrupted apply accountable at every step): the timer writes its own
+record (``pending.json``: its pid ``$$`` and deadline, atomically by a rename) *before* it sleeps, reverts, and
+only then removes the record; and a timer is found by its marker even without a record. So whatever moment the
+apply is killed at — before the load, after it, right after the timer started (before the reload, or before
+its record), after the reload, between the steps of a confirm or of a rollback — the device is in one of three
+states:
+``has_pending_commit()`` is true and the timer will restore the previous configuration; or the new
+configuration runs and is saved with no timer (confirmed); or the previous configuration runs with no timer.
+The one exception is ``revert_in=None``: killed between the reload and its ``write memory``, the new
+configuration runs unsaved, with no timer.
 
 The candidate file is removed once it has been reloaded (or refused) and by ``discard_config``: no candidate
 is left on the switch.
@@ -154,35 +167,42 @@ class FrrDriver(SSHDriver):
         self._run(f"vtysh -c 'show running-config' | sed -e '/^Building config/d' -e '/^Current configuration:/d'"
                   f" > {self._path('rollback-0.conf')}.tmp && "
                   f"mv {self._path('rollback-0.conf')}.tmp {self._path('rollback-0.conf')}")
+        if revert_in is not None:  # armed before the reload: no moment runs the candidate without a timer
+            wd = shlex.quote(self.workdir)
+            self._start_timer(f"{FRR_RELOAD} --reload {wd}/rollback-0.conf && vtysh -c 'write memory'", revert_in)
         rc, _out = self._exec(f"{FRR_RELOAD} --reload --stdout {self._path('candidate.conf')} 2>&1", timeout=120)
         self._exec(f"rm -f {self._path('candidate.conf')}")  # loaded (or refused): the file has done its job
         if rc != 0:
             self._exec(f"{FRR_RELOAD} --reload {self._path('rollback-0.conf')} >/dev/null 2>&1", timeout=120)
+            if revert_in is not None:
+                self._cancel_timer()
             raise CommitError(f"frr-reload.py --reload failed ({rc}); previous configuration restored")
         if revert_in is None:
             self._run("vtysh -c 'write memory' >/dev/null")
-            self._candidate = None
-            return
-        wd = shlex.quote(self.workdir)
-        self._start_timer(f"{FRR_RELOAD} --reload {wd}/rollback-0.conf && vtysh -c 'write memory'", revert_in)
         self._candidate = None
 
     def confirm_commit(self) -> None:
-        if not self._cancel_timer():
+        """Save, then disarm: ``write memory`` while the timer is still armed, then end the timer. Interrupted
+        after the save, the armed timer still reverts (and saves the previous configuration again)."""
+        if not self.has_pending_commit():
             raise CommitError("no pending commit-confirm found (the revert timer may already have fired)")
-        rc, _ = self._exec(f"test -e {self._path('revert.log')}")
-        if rc == 0:
-            raise CommitError("the revert timer fired while confirming; the previous configuration is running")
         self._run("vtysh -c 'write memory' >/dev/null")
+        fired = not self._cancel_timer()
+        rc, _ = self._exec(f"test -e {self._path('revert.log')}")
+        if fired or rc == 0:
+            raise CommitError("the revert timer fired while confirming; the previous configuration is running")
 
     def rollback(self) -> None:
-        self._cancel_timer()
+        """Restore, then disarm, then save: ``rollback-0.conf`` is reloaded while a pending timer is still armed
+        (it would restore the same file), the timer is ended, and the restored configuration saved."""
         rc, _ = self._exec(f"test -s {self._path('rollback-0.conf')}")
         if rc != 0:
+            self._cancel_timer()
             raise CommitError("nothing to roll back to (no rollback-0.conf on the device)")
         rc, out = self._exec(f"{FRR_RELOAD} --reload {self._path('rollback-0.conf')} 2>&1", timeout=120)
         if rc != 0:
             raise CommitError(f"rollback failed ({rc}): {out.strip()[-300:]}")
+        self._cancel_timer()
         self._run("vtysh -c 'write memory' >/dev/null")
 
     # ------------------------------------------------------------------ getters

@@ -10,11 +10,15 @@ configuration as the same bundle, so drift compares both files.
   ``vtysh --dryrun`` there;
 * ``compare_config`` diffs ``show runningconfiguration all`` against config_db as data (key order never
   matters) and, for frr.conf, ``frr-reload.py --test``;
-* ``commit_config(revert_in=N)``: ``config checkpoint fabricgen-rollback``, FRR's running configuration saved
-  as ``fabricgen-rollback.conf``, ``config replace``, ``frr-reload.py --reload`` of the candidate, and a
-  detached timer on the switch that restores both (``config rollback`` + ``frr-reload.py --reload`` of the
-  saved file) unless confirmed — SONiC has no commit-confirm of its own; ``confirm_commit`` cancels the timer,
-  runs ``config save -y`` and FRR's ``write memory``; ``rollback`` restores both at once;
+* ``commit_config(revert_in=N)``: ``config checkpoint fabricgen-rollback``, FRR's running configuration saved as
+  ``fabricgen-rollback.conf``, a detached timer on the switch (armed before anything changes), then ``config
+  replace`` and ``frr-reload.py --reload`` of the candidate; the timer restores both (``config rollback`` +
+  ``frr-reload.py --reload`` of the saved file) unless confirmed — SONiC has no commit-confirm of its own;
+  ``confirm_commit`` runs ``config save -y`` and FRR's ``write memory``, *then* kills the timer; ``rollback``
+  restores both, then kills a pending timer, then saves. The timer is the frr driver's
+  (:meth:`SSHDriver._timer_script`), with the same device-side invariant (:mod:`fabricgen.deploy.drivers.frr`): it
+  writes its own record before it sleeps, it is found by its marker with or without a record, so an interrupted
+  apply leaves an armed timer that ``has_pending_commit()`` reports, or a saved configuration without one;
 * getters: BGP from FRR (``vtysh``, as on the device's bgp container), LLDP from ``show lldp table``,
   interfaces from ``show interfaces status``.
 
@@ -116,6 +120,8 @@ class SonicDriver(SSHDriver):
         self._run(f"sudo config checkpoint {CHECKPOINT}")
         if self._frr is not None:
             self._run(f"{IN_BGP} vtysh -c 'show running-config' | sudo tee {FRR_DIR_HOST}/{FRR_ROLLBACK} >/dev/null")
+        if revert_in is not None:  # armed before the replace: no moment runs the candidate without a timer
+            self._start_timer(f"{self._restore()} && sudo config save -y", revert_in)
         rc, out = self._exec(f"sudo config replace {self._path('candidate.json')}", timeout=300)
         ok = rc == 0 and "Config replaced successfully" in out
         if ok and self._frr is not None:
@@ -126,11 +132,11 @@ class SonicDriver(SSHDriver):
                    + (f"; sudo rm -f {FRR_DIR_HOST}/{FRR_CANDIDATE}" if self._frr is not None else ""))
         if not ok:
             self._exec(self._restore(), timeout=300)
+            if revert_in is not None:
+                self._cancel_timer()
             raise CommitError(f"config replace failed; rolled back: {out.strip()[-300:]}")
         if revert_in is None:
             self._save()
-        else:
-            self._start_timer(f"{self._restore()} && sudo config save -y", revert_in)
         self._candidate = None
 
     def _save(self) -> None:
@@ -139,15 +145,19 @@ class SonicDriver(SSHDriver):
             self._run(f"{IN_BGP} vtysh -c 'write memory'")
 
     def confirm_commit(self) -> None:
-        if not self._cancel_timer():
+        """Save, then disarm (as the frr driver: a kill after the save leaves the timer armed, and it reverts)."""
+        if not self.has_pending_commit():
             raise CommitError("no pending commit-confirm found (the revert timer may already have fired)")
         self._save()
+        if not self._cancel_timer():
+            raise CommitError("the revert timer fired while confirming; the previous configuration is running")
 
     def rollback(self) -> None:
-        self._cancel_timer()
+        """Restore the checkpoint (a pending timer still armed would restore the same), then disarm, then save."""
         rc, out = self._exec(self._restore(), timeout=300)
         if rc != 0 or "Config rolled back successfully" not in out:
             raise CommitError(f"rollback failed: {out.strip()[-300:]}")
+        self._cancel_timer()
         self._save()
 
     def get_config(
