@@ -42,10 +42,10 @@ VERIFY_READ = {  # a read of apply's verification after the commit: arms the kil
 def _points(platform: str) -> dict[str, tuple[Kill, bool, int]]:
     """Kill point → (the kill, whether verification must fail so a rollback runs, --revert-in of the apply)."""
     v = VERIFY_READ[platform]
-    if platform == "eos":  # NAPALM's EOSDriver: one eAPI request per step
+    if platform == "eos":  # fabricgen's EosDriver (NAPALM's EOSDriver, own checkpoint): one eAPI request a step
         return {
             "before load": ((None, "before", r"^configure session \S+$"), False, REVERT),
-            "after load": ((None, "before", r"^copy startup-config flash:rollback-0$"), False, REVERT),
+            "after load": ((None, "before", r"^copy running-config flash:fabricgen-rollback-0$"), False, REVERT),
             "after commit (the timer is the commit)": ((None, "after", r" commit timer "), False, REVERT),
             "confirm: before it": ((v, "before", r"^configure session \S+ commit$"), False, REVERT),
             "confirm: after it (commit; write memory)": ((v, "after", r"^write memory$"), False, REVERT),
