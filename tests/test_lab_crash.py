@@ -149,7 +149,9 @@ KILLS: dict[str, tuple[str, str, bool]] = {
     "before load": ("before", r"^mkdir -p ", False),
     "after load": ("after", r"^vtysh --dryrun ", False),
     "timer started, before its record (and before the reload)": ("after", r"; setsid nohup sh -c ", False),
-    "after commit (the reload done)": ("after", r"^/usr/lib/frr/frr-reload\.py --reload --stdout \S*candidate", False),
+    "after the reload, before the previous startup is put back": (
+        "after", r"^/usr/lib/frr/frr-reload\.py --reload --stdout \S*candidate", False),
+    "after commit (the previous startup back)": ("after", r"^if \[ -e \S*startup-0\.conf \]", False),
     "confirm: after the save, before the disarm": ("after", r"^vtysh -c 'write memory'", False),
     "confirm: after the disarm": ("after", r"^kill -TERM ", False),
     "rollback: after the restore, before the disarm": ("after", r"^/usr/lib/frr/frr-reload\.py --reload \S*rollback-0",
@@ -211,6 +213,11 @@ def test_an_apply_killed_at_each_step_is_reported_as_the_device_really_is(
         labmod.switch_exec(lab, DEVICE, ["ip", "link", "set", "swp36", "mtu", "9216"])
     assert sig == signal.SIGKILL, f"the apply was not killed at {point!r} (exit {-sig})"
     was_armed = armed(lab)
+    if was_armed and "before the previous startup" not in point and not point.startswith("confirm"):
+        # unconfirmed (not yet saved by a confirm), the candidate is not the startup configuration: a reboot
+        # reverts as well
+        startup = labmod.switch_exec(lab, DEVICE, ["cat", "/etc/frr/frr.conf"])
+        assert OLD in startup and NEW not in startup, (point, startup)
     if "before its record" in point:  # the moment before the timer wrote its record: found by its marker alone
         labmod.switch_exec(lab, DEVICE, ["rm", "-f", "/etc/frr/fabricgen/pending.json"])
 

@@ -9,8 +9,11 @@ Configuration is replaced whole, as NAPALM's ``load_replace_candidate`` means:
   is never applied;
 * ``commit_config(revert_in=N)`` saves the running configuration as ``rollback-0.conf``, starts a detached
   timer on the device (``sleep N`` then reload ``rollback-0.conf``; :meth:`SSHDriver._timer_script`), and only
-  then applies the candidate with ``frr-reload.py --reload`` (the window counts from before the reload);
-  ``revert_in=None`` reloads and saves the new configuration at once (``write memory``);
+  then applies the candidate with ``frr-reload.py --reload`` (the window counts from before the reload).
+  ``frr-reload.py --reload`` saves what it reloaded (it ends with vtysh ``write`` whenever the file is not
+  ``frr.conf``), so the previous ``frr.conf`` is kept aside and put back after the reload: until the confirm
+  saves, a reboot boots the previous configuration, as the timer would restore it. ``revert_in=None`` reloads
+  and saves the new configuration at once (``write memory``);
 * ``has_pending_commit`` is true whenever a timer is armed: it looks for the timer's marker on the command line
   of the processes of this device (this mount namespace: the lab's switches share one PID namespace), with or
   without its record, so a vanished or recycled pid never reads as "pending" and an armed timer always does;
@@ -25,8 +28,9 @@ its record), after the reload, between the steps of a confirm or of a rollback â
 states:
 ``has_pending_commit()`` is true and the timer will restore the previous configuration; or the new
 configuration runs and is saved with no timer (confirmed); or the previous configuration runs with no timer.
-The one exception is ``revert_in=None``: killed between the reload and its ``write memory``, the new
-configuration runs unsaved, with no timer.
+With ``revert_in=None`` there is no timer: the reload is the change, and frr-reload.py saves it. The startup
+file is only ever wrong for a moment: between the reload and putting the previous ``frr.conf`` back, a reboot
+(not a kill of the apply: the timer is armed) would boot the unconfirmed candidate.
 
 The candidate file is removed once it has been reloaded (or refused) and by ``discard_config``: no candidate
 is left on the switch.
@@ -170,8 +174,14 @@ class FrrDriver(SSHDriver):
         if revert_in is not None:  # armed before the reload: no moment runs the candidate without a timer
             wd = shlex.quote(self.workdir)
             self._start_timer(f"{FRR_RELOAD} --reload {wd}/rollback-0.conf && vtysh -c 'write memory'", revert_in)
+        startup, saved = shlex.quote(self.startup_path), self._path("startup-0.conf")
+        if revert_in is not None:  # frr-reload.py saves what it reloads (`write`): keep the previous startup aside
+            self._run(f"rm -f {saved}; if [ -e {startup} ]; then cp -p {startup} {saved}; fi")
         rc, _out = self._exec(f"{FRR_RELOAD} --reload --stdout {self._path('candidate.conf')} 2>&1", timeout=120)
         self._exec(f"rm -f {self._path('candidate.conf')}")  # loaded (or refused): the file has done its job
+        if revert_in is not None:  # unconfirmed, the candidate is not the startup: a reboot boots the previous one
+            self._run(f"if [ -e {saved} ]; then cp -p {saved} {startup}.fabricgen && mv {startup}.fabricgen {startup}; "
+                      f"fi; rm -f {saved}")
         if rc != 0:
             self._exec(f"{FRR_RELOAD} --reload {self._path('rollback-0.conf')} >/dev/null 2>&1", timeout=120)
             if revert_in is not None:
