@@ -275,6 +275,65 @@ def test_eos_failed_verification_with_a_timer_aborts_and_leaves_startup_alone(
     assert "write memory" not in srv.log.commands  # NAPALM saves after its abort: the unsaved change would stick
 
 
+def _factory(rig: Rig) -> None:
+    """A switch without a startup configuration (factory-fresh, or ZTP cancelled): it runs a configuration that was
+    never saved."""
+    rig.dev.startup = None
+
+
+def _uplink(rig: Rig) -> str:
+    return next(p.name for p in rig.fabric.switches[DEVICE].ports if p.peer_device == "spine1")
+
+
+@pytest.mark.parametrize("revert_in", [0, REVERT], ids=["revert-in-0", "commit-timer"])
+def test_eos_without_a_startup_config_applies_and_saves_one(
+    revert_in: int, pki: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _rig("eos", monkeypatch)
+    _factory(rig)
+    with eapi(rig, pki["genuine"]) as srv:
+        out = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint), revert_in=revert_in)
+    assert out.status == "applied", out.message
+    assert rig.dev.startup == rig.dev.running  # write memory (the commit's, or the confirm's) created it
+    sent = srv.log.commands
+    assert "dir flash:" in sent and not any(c.startswith("copy startup-config") for c in sent)
+
+
+def test_eos_without_a_startup_config_rolls_back_to_none(
+    pki: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--revert-in 0 on a switch without startup-config, verification fails: the running configuration is restored
+    and the startup configuration the commit wrote is deleted, so the switch boots as before (into ZTP), never into
+    the configuration that was rolled back."""
+    rig = _rig("eos", monkeypatch)
+    _factory(rig)
+    rig.dev.running += "ntp server 192.0.2.123\n"
+    running = rig.dev.running
+    rig.dev.cabled.discard(_uplink(rig))  # verification after the commit fails: the device is rolled back
+    with eapi(rig, pki["genuine"]) as srv:
+        out = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint), revert_in=0)
+    assert out.status == "rolled-back", out.message
+    assert rig.dev.running == running and rig.dev.startup is None
+    sent = srv.log.commands
+    commit = sent.index("write memory")
+    assert sent[commit + 1:][-3:] == ["configure replace flash:fabricgen-rollback-0", "dir flash:",
+                                      "delete flash:startup-config"]
+
+
+def test_eos_without_a_startup_config_aborted_timer_leaves_none(
+    pki: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _rig("eos", monkeypatch)
+    _factory(rig)
+    running = rig.dev.running
+    rig.dev.cabled.discard(_uplink(rig))
+    with eapi(rig, pki["genuine"]) as srv:
+        out = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint))
+    assert out.status == "rolled-back", out.message
+    assert (rig.dev.running, rig.dev.startup) == (running, None) and not rig.dev.pending
+    assert not any(c.startswith(("delete", "write memory")) for c in srv.log.commands)
+
+
 # --------------------------------------------------------------------------------------- Junos over NETCONF
 
 

@@ -15,13 +15,22 @@ per device). ``transport="http"`` is pyeapi's plain HTTP connection: nothing is 
 caller warns). ``optional_args`` are NAPALM's, plus ``tls_pin``, ``ca_file``, ``insecure`` and ``sock_factory``.
 
 **Commit and rollback** (``deploy/commit.py`` SEMANTICS["eos"]). Before any commit the running and startup
-configurations are checkpointed: ``copy running-config flash:fabricgen-rollback-0``, ``copy startup-config
-flash:fabricgen-startup-0`` (NAPALM copies *startup* to ``flash:rollback-0`` and rolls back to that, losing any
-unsaved running change). Then ``configure session <s> commit timer HH:MM:SS`` (with a revert timer) or ``configure
-session <s> commit`` + ``write memory`` (without). Rollback: a session still pending its timer is aborted (EOS
-restores the running configuration the session replaced; startup was never written); otherwise ``configure
-replace flash:fabricgen-rollback-0`` and ``copy flash:fabricgen-startup-0 startup-config`` put both back as they
-were. Confirm: ``configure session <s> commit`` + ``write memory`` (NAPALM's).
+configurations are checkpointed: ``dir flash:`` says whether the switch has a startup configuration, then ``copy
+running-config flash:fabricgen-rollback-0`` and, when it has one, ``copy startup-config flash:fabricgen-startup-0``
+(NAPALM copies *startup* to ``flash:rollback-0`` and rolls back to that, losing any unsaved running change). Then
+``configure session <s> commit timer HH:MM:SS`` (with a revert timer) or ``configure session <s> commit`` + ``write
+memory`` (without). Rollback: a session still pending its timer is aborted (EOS restores the running configuration
+the session replaced; startup was never written); otherwise ``configure replace flash:fabricgen-rollback-0`` and
+``copy flash:fabricgen-startup-0 startup-config`` put both back as they were.
+
+**A switch without a startup configuration** (factory-fresh, or ZTP cancelled: "if the flash memory does not
+contain a startup-config or zerotouch-config file, the switch enters ZTP mode when it boots", Arista EOS User
+Manual, Initial Switch Access) has no ``flash:startup-config`` in ``dir flash:``, and ``copy startup-config …``
+fails there. So nothing is copied, and the rollback restores that state: after ``configure replace`` the startup
+configuration the commit wrote is deleted (``delete flash:startup-config``, only when ``dir flash:`` lists one
+then), so the switch boots as before the apply — into ZTP again unless ``flash:zerotouch-config`` disables it —
+never into the configuration that was rolled back. Confirm: ``configure session <s> commit`` + ``write memory``
+(NAPALM's), which creates the startup configuration.
 
 **Lost sessions.** :meth:`EosDriver.abandon` forgets the configuration session and makes ``close()`` (also the
 one NAPALM's ``__del__`` calls) send nothing: NAPALM's ``close()`` aborts the session, which on a device that did
@@ -49,6 +58,21 @@ logging.getLogger("pyeapi.eapilib").addHandler(logging.NullHandler())
 
 ROLLBACK_FILE = "flash:fabricgen-rollback-0"  # the running configuration before the commit
 STARTUP_FILE = "flash:fabricgen-startup-0"  # the startup configuration before the commit
+STARTUP_CONFIG = "flash:startup-config"  # the file ``startup-config`` names (absent on a factory-fresh switch)
+
+
+def lists_startup_config(dir_output: str) -> bool:
+    """Whether ``dir flash:`` lists a ``startup-config`` file (a line ``-rw-  5797  May 10 09:10  startup-config``).
+
+    >>> lists_startup_config("       -rw-        5797           May 10 09:10  startup-config")
+    True
+    >>> lists_startup_config("       -rw-           0           Apr 12 09:54  zerotouch-config")
+    False
+    >>> lists_startup_config("Directory of flash:/startup-config")  # a header, not a file
+    False
+    """
+    return any(line.split()[-1:] == ["startup-config"] and line.lstrip().startswith("-")
+               for line in dir_output.splitlines())
 
 
 class CertificateRefused(OSError):
@@ -155,6 +179,7 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
         super().__init__(hostname, username, password, timeout=timeout, optional_args=args)
         self._abandoned = False
         self._checkpointed = False
+        self._had_startup = True  # whether the switch had a startup configuration before the commit
 
     # ------------------------------------------------------------------ commit / rollback
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
@@ -163,7 +188,10 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
         if revert_in is not None and self.has_pending_commit():
             raise CommitError("Pending commit confirm already in process!")
         session = getattr(self, "config_session", None)
-        checkpoint = [f"copy running-config {ROLLBACK_FILE}", f"copy startup-config {STARTUP_FILE}"]
+        self._had_startup = self._has_startup_config()
+        checkpoint = [f"copy running-config {ROLLBACK_FILE}"]
+        if self._had_startup:
+            checkpoint.append(f"copy startup-config {STARTUP_FILE}")
         self._run_commands(checkpoint, encoding="text")
         self._checkpointed = True
         if revert_in is not None:
@@ -180,12 +208,20 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
                 raise CommitError("Current config session not found as pending commit-confirm")
             # EOS restores the running configuration the session replaced; startup was not written by the commit
             commands = [f"configure session {self.config_session} abort"]
-        elif self._checkpointed:
+        elif self._checkpointed and self._had_startup:
             commands = [f"configure replace {ROLLBACK_FILE}", f"copy {STARTUP_FILE} startup-config"]
+        elif self._checkpointed:  # back to no startup configuration (write memory or a confirm created one)
+            self._run_commands([f"configure replace {ROLLBACK_FILE}"], encoding="text")
+            commands = [f"delete {STARTUP_CONFIG}"] if self._has_startup_config() else []
         else:
             raise CommitError("nothing to roll back to: no commit was made through this connection")
-        self._run_commands(commands, encoding="text")
+        if commands:
+            self._run_commands(commands, encoding="text")
         self.config_session = None
+
+    def _has_startup_config(self) -> bool:
+        out = self._run_commands(["dir flash:"], encoding="text")[0]
+        return lists_startup_config(str(out.get("output", "")) if isinstance(out, dict) else str(out))
 
     # ------------------------------------------------------------------ connection
     def abandon(self) -> None:
