@@ -129,3 +129,55 @@ def test_an_authenticated_switch_has_no_warnings(
                                        "--format", "json"], env=_env(tmp_path))
     assert out.exit_code in (0, 2), out.output
     assert json.loads(out.stdout)["warnings"] == {}
+
+
+# ------------------------------------------------------------------- defaults EOS hides, over the real socket
+
+
+def _hide_eos_defaults(running: str) -> str:
+    """The running configuration as an EOS switch shows it at its defaults: no ``lldp run`` (LLDP runs by
+    default), no ``protocol https`` under ``management api http-commands`` (eAPI's default protocol)."""
+    out, block = [], ""
+    for line in running.splitlines():
+        if not line.startswith(" "):
+            block = line
+        if line == "lldp run" or (block == "management api http-commands" and line.strip() == "protocol https"):
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_eos_switch_hiding_its_defaults_is_in_sync_for_drift_and_unchanged_for_apply_then_a_hand_line_is_drift(
+    pki: dict[str, Certificate], tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    rig = _rig("eos", monkeypatch)
+    inv, hosts = _eos_inventory(tmp_path), tmp_path / "hosts.yaml"
+    runner = CliRunner()
+    with eapi(rig, pki["genuine"]) as srv:
+        target = _eos(srv.port, tls_pin=pki["genuine"].fingerprint)
+        assert _apply(rig, target).status == "applied"  # the switch at intent, as EOS stores it
+        shown = _hide_eos_defaults(rig.dev.running)
+        assert "lldp run" in rig.dev.running and "protocol https" in rig.dev.running
+        assert "lldp run" not in shown and "protocol https" not in shown
+        rig.dev.running = rig.dev.startup = shown
+        hosts.write_text(f"{DEVICE}: {{host: 127.0.0.1, port: {srv.port}, "
+                         f"certificate: '{pki['genuine'].fingerprint}'}}\n")
+        drift = [str(inv), "--hosts", str(hosts), "--only", DEVICE, "--no-lab"]
+        clean = runner.invoke(app, ["drift", *drift], env=_env(tmp_path))
+        assert clean.exit_code == 0, clean.output
+        assert f"  {DEVICE}: in sync" in clean.stdout
+        before = len(srv.log.commands)
+        again = _apply(rig, target)
+        assert again.status == "unchanged", (again.status, again.message, again.diff)
+        second = srv.log.commands[before:]
+        assert "show running-config sanitized" in second  # it did compare with the switch
+        assert not any(" commit" in c or c.startswith(("copy ", "write")) for c in second), second
+        rig.dev.running += "ip prefix-list HAND seq 10 permit 203.0.113.0/24\n"  # added by hand on the switch
+        dirty = runner.invoke(app, ["drift", *drift], env=_env(tmp_path))
+        doc = runner.invoke(app, ["drift", *drift, "--format", "json"], env=_env(tmp_path))
+    assert dirty.exit_code == 2, dirty.output
+    line = "ip prefix-list HAND seq 10 permit 203.0.113.0/24"
+    assert f"    + {line}    (on the device, removed by the next apply; routing)" in dirty.stdout, dirty.stdout
+    assert f"  {DEVICE}: DRIFT (routing)" in dirty.stdout
+    device = json.loads(doc.stdout)["devices"][DEVICE]
+    assert device["unexpected"] == [line] and device["missing"] == [] and device["impact"]["routing"] == [line]
