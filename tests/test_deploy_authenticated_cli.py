@@ -181,3 +181,53 @@ def test_eos_switch_hiding_its_defaults_is_in_sync_for_drift_and_unchanged_for_a
     assert f"  {DEVICE}: DRIFT (routing)" in dirty.stdout
     device = json.loads(doc.stdout)["devices"][DEVICE]
     assert device["unexpected"] == [line] and device["missing"] == [] and device["impact"]["routing"] == [line]
+
+
+# ------------------------------------------------------------------------- what trust and a refusal tell a user
+
+
+def test_trust_prints_an_on_switch_command_that_computes_the_same_fingerprint(
+    pki: dict[str, Certificate], tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """The command `fabricgen trust` tells the user to run on the switch's console, run here against the
+    simulated switch's eAPI port, prints the hex of exactly the fingerprint trust recorded."""
+    import re
+    import subprocess
+
+    rig = _rig("eos", monkeypatch)
+    inv, kc, hosts = _eos_inventory(tmp_path), tmp_path / "known_certs", tmp_path / "hosts.yaml"
+    with eapi(rig, pki["genuine"]) as srv:
+        hosts.write_text(f"{DEVICE}: 127.0.0.1:{srv.port}\n")
+        out = CliRunner().invoke(app, ["trust", str(inv), "--hosts", str(hosts), "--known-certs", str(kc),
+                                       "--only", DEVICE], env=_env(tmp_path))
+        assert out.exit_code == 0, out.output
+        m = re.search(r"in `bash`, `([^`]+)` prints the hex after sha256:", out.stdout)
+        assert m, out.stdout
+        command = m.group(1)
+        assert f"127.0.0.1:{srv.port}" in command
+        shown = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30, check=True)
+    recorded = kc.read_text().split()[1]
+    assert recorded == pki["genuine"].fingerprint
+    assert f"sha256:{shown.stdout.split()[0]}" == recorded
+    assert srv.log.requests == []  # neither trust nor openssl sent a request
+
+
+def test_a_refused_certificate_says_how_to_record_a_changed_one_and_that_advice_works(
+    pki: dict[str, Certificate], tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    rig = _rig("eos", monkeypatch)
+    inv, kc, hosts = _eos_inventory(tmp_path), tmp_path / "known_certs", tmp_path / "hosts.yaml"
+    runner = CliRunner()
+    trust = ["trust", str(inv), "--hosts", str(hosts), "--known-certs", str(kc), "--only", DEVICE]
+    with eapi(rig, pki["impostor"]) as srv:  # the switch's certificate was replaced (here: by "impostor")
+        hosts.write_text(f"{DEVICE}: 127.0.0.1:{srv.port}\n")
+        kc.write_text(f"127.0.0.1:{srv.port} {pki['genuine'].fingerprint}\n")
+        refused = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint))
+        assert refused.status == "unreachable"
+        assert "nothing was sent" in refused.message, refused.message
+        assert "delete its line in the known-certificates file" in refused.message, refused.message
+        assert runner.invoke(app, trust, env=_env(tmp_path)).exit_code == 1  # trust alone never replaces it
+        kc.write_text("")  # the advice: delete the line, then record again
+        again = runner.invoke(app, trust, env=_env(tmp_path))
+    assert again.exit_code == 0, again.output
+    assert kc.read_text() == f"127.0.0.1:{srv.port} {pki['impostor'].fingerprint}\n"

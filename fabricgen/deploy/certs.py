@@ -27,6 +27,18 @@ class CertsError(Exception):
     """A malformed known-certificates file, or a certificate that differs from its entry."""
 
 
+def on_switch_command(port: int = 443) -> str:
+    """The command that prints, run on the switch itself (its console, in ``bash``), the hex part of the
+    fingerprint ``fabricgen trust`` records: the SHA-256 of the DER certificate eAPI serves on ``port``. Over the
+    console it cannot be an impostor's; eAPI in a VRF listens in that VRF's namespace (``sudo ip netns exec
+    ns-<VRF>`` before it).
+
+    >>> on_switch_command(8443)
+    'openssl s_client -connect 127.0.0.1:8443 </dev/null 2>/dev/null | openssl x509 -outform der | sha256sum'
+    """
+    return f"openssl s_client -connect 127.0.0.1:{port} </dev/null 2>/dev/null | openssl x509 -outform der | sha256sum"
+
+
 def default_path(option: str | None = None) -> str:
     return os.path.expanduser(option or os.environ.get("FABRICGEN_KNOWN_CERTS") or DEFAULT_PATH)
 

@@ -136,9 +136,9 @@ class _TrustedHTTPS(HTTPSConnection):
             if got != self.pin:
                 tls.close()
                 raise CertificateRefused(
-                    f"the TLS certificate of {self.host}:{self.port} is {got}, not the recorded {self.pin}: another "
-                    "device answers at this address, or the switch's certificate changed (if you changed it, record "
-                    "it again with `fabricgen trust`); nothing was sent")
+                    f"the TLS certificate of {self.host}:{self.port} is {got}, not the recorded {self.pin}; nothing "
+                    "was sent: another device answers there, or the certificate changed (then delete its line in "
+                    "the known-certificates file and run `fabricgen trust` again)")
         self.sock = tls
 
     def __str__(self) -> str:
