@@ -115,6 +115,9 @@ def test_http_and_insecure_are_named_in_the_drift_and_verify_reports(
         assert expected in text.stderr  # and, as before, on stderr
         warnings = json.loads(doc.stdout)["warnings"]
         assert list(warnings) == [DEVICE] and warnings[DEVICE].startswith(expected), doc.stdout
+        if transport == "https":  # drift and verify send no configuration: the warning does not say they do
+            assert warnings[DEVICE].endswith("receives the password (and, from apply, the configuration) and can "
+                                             "answer with anything"), warnings[DEVICE]
 
 
 def test_an_authenticated_switch_has_no_warnings(

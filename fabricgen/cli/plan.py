@@ -41,7 +41,8 @@ from fabricgen.cli.drift import tls_options, tls_settings
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Save the plan (JSON, with input digests).")
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes (0: none).")
 @click.option("--live", is_flag=True, help="Diff configurations against the running devices instead of the base.")
-@click.option("--hosts", type=click.Path(exists=True, dir_okay=False), help="--live: YAML/JSON device → host[:port].")
+@click.option("--hosts", type=click.Path(exists=True, dir_okay=False),
+              help="--live: YAML/JSON device → host[:port] or {host, port, transport, certificate, ca_file}.")
 @click.option("--credentials", type=click.Path(dir_okay=False), help="--live: credentials file (mode 0600).")
 @click.option("--known-hosts", type=click.Path(dir_okay=False), help="--live: known_hosts for host-key checks.")
 @tls_options
