@@ -596,6 +596,18 @@ def test_napalm_loads_fabricgens_eos_driver_by_name() -> None:
     assert napalm.get_network_driver("fabricgen_eos") is EosDriver
 
 
+@pytest.mark.parametrize("transport", ["ssh", "socket", "https_local"])
+def test_eos_driver_refuses_a_transport_that_would_not_authenticate_the_switch(transport: str) -> None:
+    """NAPALM's ``ssh`` transport for EOS opens netmiko without a host-key check; through fabricgen's driver only
+    eAPI over https (the certificate checked) or an explicit http is spoken."""
+    import napalm
+    from napalm.base.exceptions import ConnectionException
+
+    with pytest.raises(ConnectionException, match=rf"eAPI transport '{transport}': expected https or http"):
+        napalm.get_network_driver("fabricgen_eos")("192.0.2.21", "admin", PASSWORD,
+                                                    optional_args={"transport": transport})
+
+
 # ------------------------------------------------------------------------------- the known-certificates file
 
 HOSTS = st.one_of(st.from_regex(r"[a-z][a-z0-9-]{0,20}(\.[a-z0-9-]{1,10}){0,2}", fullmatch=True),

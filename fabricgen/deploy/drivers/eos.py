@@ -175,6 +175,9 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
             kind = TrustedHttpsEapi
         elif kind == "http":
             kind = HttpEapiConnection
+        elif not (isinstance(kind, type) and issubclass(kind, EapiConnection)):
+            # NAPALM's "ssh" transport (netmiko) checks no host key, pyeapi's others run on the switch itself
+            raise ConnectionException(f"{hostname}: eAPI transport {kind!r}: expected https or http")
         args["transport"] = kind
         super().__init__(hostname, username, password, timeout=timeout, optional_args=args)
         self._abandoned = False
