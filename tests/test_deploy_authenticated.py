@@ -196,6 +196,9 @@ def test_hosts_entry_default_eapi_port_is_443_not_ssh(tmp_path: Path, monkeypatc
      "leaf1: certificate: plain HTTP has no certificate to check"),
     ("{host: 10.0.0.1, tls: on}", "leaf1: unknown field 'tls' (known: host, port, transport, certificate, ca_file)"),
     ("'10.0.0.1:http'", "leaf1: expected host or host:port (port 1-65535), got '10.0.0.1:http'"),
+    ("'10.0.0.1:'", "leaf1: expected host or host:port (port 1-65535), got '10.0.0.1:'"),
+    ("'[2001:db8::1]x'", "leaf1: expected host or host:port (port 1-65535), got '[2001:db8::1]x'"),
+    ("'[2001:db8::1'", "leaf1: expected host or host:port (port 1-65535), got '[2001:db8::1'"),
 ])
 def test_bad_hosts_entries_name_the_file_device_and_field(
     entry: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
