@@ -318,9 +318,8 @@ def test_eos_without_a_startup_config_rolls_back_to_none(
     assert out.status == "rolled-back", out.message
     assert rig.dev.running == running and rig.dev.startup is None
     sent = srv.log.commands
-    commit = sent.index("write memory")
-    assert sent[commit + 1:][-3:] == ["configure replace flash:fabricgen-rollback-0", "dir flash:",
-                                      "delete flash:startup-config"]
+    assert sent[-2:] == ["configure replace flash:fabricgen-rollback-0", "delete flash:startup-config"]
+    assert sent.index("write memory") < len(sent) - 2
 
 
 def test_eos_without_a_startup_config_aborted_timer_leaves_none(

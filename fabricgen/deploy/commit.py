@@ -36,7 +36,8 @@ SEMANTICS: dict[str, CommitSemantics] = {
         "→ confirm: configure session <s> commit; write memory → rollback: configure session <s> abort while its "
         "timer runs (startup untouched), else configure replace flash:fabricgen-rollback-0; "
         "copy flash:fabricgen-startup-0 startup-config (the running and startup configurations before the commit; "
-        "a switch that had no startup-config gets delete flash:startup-config instead, and boots as before)",
+        "a switch that had no startup-config gets delete flash:startup-config instead, in the same request, once "
+        "write memory created one: it boots as before)",
         True, 1,
         "EOS's configure-session commit timer expires and the device restores the previous configuration",
     ),

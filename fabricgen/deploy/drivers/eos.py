@@ -26,11 +26,11 @@ the session replaced; startup was never written); otherwise ``configure replace 
 **A switch without a startup configuration** (factory-fresh, or ZTP cancelled: "if the flash memory does not
 contain a startup-config or zerotouch-config file, the switch enters ZTP mode when it boots", Arista EOS User
 Manual, Initial Switch Access) has no ``flash:startup-config`` in ``dir flash:``, and ``copy startup-config …``
-fails there. So nothing is copied, and the rollback restores that state: after ``configure replace`` the startup
-configuration the commit wrote is deleted (``delete flash:startup-config``, only when ``dir flash:`` lists one
-then), so the switch boots as before the apply — into ZTP again unless ``flash:zerotouch-config`` disables it —
-never into the configuration that was rolled back. Confirm: ``configure session <s> commit`` + ``write memory``
-(NAPALM's), which creates the startup configuration.
+fails there. So nothing is copied, and the rollback restores that state: with ``configure replace``, in the same
+request, the startup configuration this connection's ``write memory`` created (the commit's without a timer, or
+the confirm's) is deleted (``delete flash:startup-config``), so the switch boots as before the apply — into ZTP
+again unless ``flash:zerotouch-config`` disables it — never into the configuration that was rolled back.
+Confirm: ``configure session <s> commit`` + ``write memory`` (NAPALM's).
 
 **Lost sessions.** :meth:`EosDriver.abandon` forgets the configuration session and makes ``close()`` (also the
 one NAPALM's ``__del__`` calls) send nothing: NAPALM's ``close()`` aborts the session, which on a device that did
@@ -183,6 +183,7 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
         self._abandoned = False
         self._checkpointed = False
         self._had_startup = True  # whether the switch had a startup configuration before the commit
+        self._saved = False  # whether this connection has written the startup configuration since (write memory)
 
     # ------------------------------------------------------------------ commit / rollback
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
@@ -202,7 +203,12 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
             self._run_commands([f"configure session {session} commit timer {timer}"], encoding="text")
         else:
             self._run_commands([f"configure session {session} commit", "write memory"], encoding="text")
+            self._saved = True
             self.config_session = None
+
+    def confirm_commit(self) -> None:
+        super().confirm_commit()  # configure session <s> commit; write memory
+        self._saved = True
 
     def rollback(self) -> None:
         pending = self._get_pending_commits()
@@ -213,13 +219,11 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
             commands = [f"configure session {self.config_session} abort"]
         elif self._checkpointed and self._had_startup:
             commands = [f"configure replace {ROLLBACK_FILE}", f"copy {STARTUP_FILE} startup-config"]
-        elif self._checkpointed:  # back to no startup configuration (write memory or a confirm created one)
-            self._run_commands([f"configure replace {ROLLBACK_FILE}"], encoding="text")
-            commands = [f"delete {STARTUP_CONFIG}"] if self._has_startup_config() else []
+        elif self._checkpointed:  # back to no startup configuration: delete the one write memory created
+            commands = [f"configure replace {ROLLBACK_FILE}", *([f"delete {STARTUP_CONFIG}"] if self._saved else [])]
         else:
             raise CommitError("nothing to roll back to: no commit was made through this connection")
-        if commands:
-            self._run_commands(commands, encoding="text")
+        self._run_commands(commands, encoding="text")
         self.config_session = None
 
     def _has_startup_config(self) -> bool:
