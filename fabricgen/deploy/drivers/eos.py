@@ -25,12 +25,14 @@ the session replaced; startup was never written); otherwise ``configure replace 
 
 **A switch without a startup configuration** (factory-fresh, or ZTP cancelled: "if the flash memory does not
 contain a startup-config or zerotouch-config file, the switch enters ZTP mode when it boots", Arista EOS User
-Manual, Initial Switch Access) has no ``flash:startup-config`` in ``dir flash:``, and ``copy startup-config …``
-fails there. So nothing is copied, and the rollback restores that state: with ``configure replace``, in the same
-request, the startup configuration this connection's ``write memory`` created (the commit's without a timer, or
-the confirm's) is deleted (``delete flash:startup-config``), so the switch boots as before the apply — into ZTP
-again unless ``flash:zerotouch-config`` disables it — never into the configuration that was rolled back.
-Confirm: ``configure session <s> commit`` + ``write memory`` (NAPALM's).
+Manual, Initial Switch Access) has no ``flash:startup-config`` in ``dir flash:``, and a command that reads the
+startup configuration is an eAPI error there (Arista's rbeapi client reads an error of ``show startup-config`` as
+"no startup-config"), so ``copy startup-config …`` would fail the apply. So nothing is copied, and the rollback
+restores that state: with ``configure replace``, in the same request, the startup configuration this connection's
+``write memory`` created (the commit's without a timer, or the confirm's) is deleted (``delete
+flash:startup-config``), so the switch boots as before the apply — into ZTP again unless ``flash:zerotouch-config``
+disables it — never into the configuration that was rolled back. Confirm: ``configure session <s> commit`` +
+``write memory`` (NAPALM's).
 
 **Lost sessions.** :meth:`EosDriver.abandon` forgets the configuration session and makes ``close()`` (also the
 one NAPALM's ``__del__`` calls) send nothing: NAPALM's ``close()`` aborts the session, which on a device that did
