@@ -41,7 +41,7 @@ class SimDevice:
     platform: str
     hostname: str
     running: str
-    startup: str = ""
+    startup: str | None = ""  # None: no startup configuration at all (a factory-fresh or ZTP-cancelled switch)
     previous: str | None = None  # the configuration a pending commit replaced
     deadline: float | None = None  # when the pending commit reverts, on this device's clock
     clock: float = 1000.0  # seconds since boot (EOS reports commit timers against uptime)
@@ -222,8 +222,29 @@ def eos_sanitized(text: str) -> str:
     return re.sub(r"(snmp-server community) \S+", r"\1 <removed>", text)
 
 
+def eos_dir_flash(dev: SimDevice) -> str:
+    """``dir flash:`` as EOS prints it (``tests/data/deploy/eos/dir_flash.txt``: the ``flash:/`` part of a vEOS-lab
+    4.27.3F ``dir all-filesystems`` capture — mode, size, date, name a line), with ``startup-config`` and
+    ``zerotouch-config`` only when the device has a startup configuration, and the files copied to flash."""
+    lines = (DATA / "eos/dir_flash.txt").read_text().splitlines()
+    absent = (" startup-config",) if dev.startup is not None else (" startup-config", " zerotouch-config")
+    rows = [x for x in lines if x.startswith("       ") and not x.endswith(absent)]  # factory: neither file
+    files = ({"startup-config": dev.startup} if dev.startup is not None else {}) | dev.files
+    rows += [f"       -rw-  {len(text):>10}           May 10 09:10  {name}" for name, text in files.items()]
+    rows.sort(key=lambda x: x.split()[-1])
+    return "\n".join([lines[0], "", *rows, "", lines[-1]]) + "\n"
+
+
 class EosSim:
-    """pyeapi's ``EapiConnection.execute`` answered by a :class:`SimDevice` holding EOS text."""
+    """pyeapi's ``EapiConnection.execute`` answered by a :class:`SimDevice` holding EOS text.
+
+    A switch without a startup configuration (``SimDevice.startup is None``: factory-fresh, or ZTP cancelled —
+    EOS boots into ZTP when flash holds neither ``startup-config`` nor ``zerotouch-config``, Arista EOS User
+    Manual, Initial Switch Access) lists no ``startup-config`` in ``dir flash:``, and a command that reads the
+    startup configuration fails with an eAPI error (Arista's rbeapi client reads an error of ``show
+    startup-config`` as "no startup-config": ``Node#get_config`` returns nil). The error text is the sim's own; no
+    recorded answer is stored. ``write memory`` creates it, ``delete flash:startup-config`` removes it.
+    """
 
     def __init__(self, dev: SimDevice) -> None:
         self.dev = dev
@@ -345,10 +366,17 @@ class EosSim:
                     self.pending_session = None
                 self.sessions.pop(name, None)
             return {"output": ""}
+        if cmd == "dir flash:":
+            return {"output": eos_dir_flash(dev)}
         if cmd == "write memory":
             dev.startup = dev.running
+        elif dev.startup is None and cmd.startswith(
+                ("copy startup-config ", "show startup-config", "delete flash:startup-config")):
+            raise ValueError("% Error: flash:/startup-config: No such file or directory")
+        elif cmd == "delete flash:startup-config":
+            dev.startup = None
         elif m := re.fullmatch(r"copy (running|startup)-config flash:(\S+)", cmd):
-            dev.files[m.group(2)] = dev.running if m.group(1) == "running" else dev.startup
+            dev.files[m.group(2)] = dev.running if m.group(1) == "running" else (dev.startup or "")
         elif m := re.fullmatch(r"copy flash:(\S+) startup-config", cmd):
             dev.startup = dev.files[m.group(1)]
         elif m := re.fullmatch(r"configure replace flash:(\S+)", cmd):

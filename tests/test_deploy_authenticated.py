@@ -196,6 +196,9 @@ def test_hosts_entry_default_eapi_port_is_443_not_ssh(tmp_path: Path, monkeypatc
      "leaf1: certificate: plain HTTP has no certificate to check"),
     ("{host: 10.0.0.1, tls: on}", "leaf1: unknown field 'tls' (known: host, port, transport, certificate, ca_file)"),
     ("'10.0.0.1:http'", "leaf1: expected host or host:port (port 1-65535), got '10.0.0.1:http'"),
+    ("'10.0.0.1:'", "leaf1: expected host or host:port (port 1-65535), got '10.0.0.1:'"),
+    ("'[2001:db8::1]x'", "leaf1: expected host or host:port (port 1-65535), got '[2001:db8::1]x'"),
+    ("'[2001:db8::1'", "leaf1: expected host or host:port (port 1-65535), got '[2001:db8::1'"),
 ])
 def test_bad_hosts_entries_name_the_file_device_and_field(
     entry: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -273,6 +276,64 @@ def test_eos_failed_verification_with_a_timer_aborts_and_leaves_startup_alone(
     assert out.status == "rolled-back", out.message
     assert (rig.dev.running, rig.dev.startup) == (running, startup) and not rig.dev.pending
     assert "write memory" not in srv.log.commands  # NAPALM saves after its abort: the unsaved change would stick
+
+
+def _factory(rig: Rig) -> None:
+    """A switch without a startup configuration (factory-fresh, or ZTP cancelled): it runs a configuration that was
+    never saved."""
+    rig.dev.startup = None
+
+
+def _uplink(rig: Rig) -> str:
+    return next(p.name for p in rig.fabric.switches[DEVICE].ports if p.peer_device == "spine1")
+
+
+@pytest.mark.parametrize("revert_in", [0, REVERT], ids=["revert-in-0", "commit-timer"])
+def test_eos_without_a_startup_config_applies_and_saves_one(
+    revert_in: int, pki: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _rig("eos", monkeypatch)
+    _factory(rig)
+    with eapi(rig, pki["genuine"]) as srv:
+        out = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint), revert_in=revert_in)
+    assert out.status == "applied", out.message
+    assert rig.dev.startup == rig.dev.running  # write memory (the commit's, or the confirm's) created it
+    sent = srv.log.commands
+    assert "dir flash:" in sent and not any(c.startswith("copy startup-config") for c in sent)
+
+
+def test_eos_without_a_startup_config_rolls_back_to_none(
+    pki: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--revert-in 0 on a switch without startup-config, verification fails: the running configuration is restored
+    and the startup configuration the commit wrote is deleted, so the switch boots as before (into ZTP), never into
+    the configuration that was rolled back."""
+    rig = _rig("eos", monkeypatch)
+    _factory(rig)
+    rig.dev.running += "ntp server 192.0.2.123\n"
+    running = rig.dev.running
+    rig.dev.cabled.discard(_uplink(rig))  # verification after the commit fails: the device is rolled back
+    with eapi(rig, pki["genuine"]) as srv:
+        out = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint), revert_in=0)
+    assert out.status == "rolled-back", out.message
+    assert rig.dev.running == running and rig.dev.startup is None
+    sent = srv.log.commands
+    assert sent[-2:] == ["configure replace flash:fabricgen-rollback-0", "delete flash:startup-config"]
+    assert sent.index("write memory") < len(sent) - 2
+
+
+def test_eos_without_a_startup_config_aborted_timer_leaves_none(
+    pki: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _rig("eos", monkeypatch)
+    _factory(rig)
+    running = rig.dev.running
+    rig.dev.cabled.discard(_uplink(rig))
+    with eapi(rig, pki["genuine"]) as srv:
+        out = _apply(rig, _eos(srv.port, tls_pin=pki["genuine"].fingerprint))
+    assert out.status == "rolled-back", out.message
+    assert (rig.dev.running, rig.dev.startup) == (running, None) and not rig.dev.pending
+    assert not any(c.startswith(("delete", "write memory")) for c in srv.log.commands)
 
 
 # --------------------------------------------------------------------------------------- Junos over NETCONF
@@ -535,6 +596,18 @@ def test_napalm_loads_fabricgens_eos_driver_by_name() -> None:
     from fabricgen.deploy.drivers.eos import EosDriver
 
     assert napalm.get_network_driver("fabricgen_eos") is EosDriver
+
+
+@pytest.mark.parametrize("transport", ["ssh", "socket", "https_local"])
+def test_eos_driver_refuses_a_transport_that_would_not_authenticate_the_switch(transport: str) -> None:
+    """NAPALM's ``ssh`` transport for EOS opens netmiko without a host-key check; through fabricgen's driver only
+    eAPI over https (the certificate checked) or an explicit http is spoken."""
+    import napalm
+    from napalm.base.exceptions import ConnectionException
+
+    with pytest.raises(ConnectionException, match=rf"eAPI transport '{transport}': expected https or http"):
+        napalm.get_network_driver("fabricgen_eos")("192.0.2.21", "admin", PASSWORD,
+                                                    optional_args={"transport": transport})
 
 
 # ------------------------------------------------------------------------------- the known-certificates file

@@ -100,6 +100,8 @@ class RecordedEapi(EapiConnection):  # type: ignore[misc]
                 result.append(json.loads(text.replace("SESSION", RecordedEapi.session)))
             elif cmd == "show running-config sanitized":
                 result.append({"output": EOS_CANDIDATE if RecordedEapi.committed else EOS_RUNNING})
+            elif cmd == "dir flash:":  # the flash:/ part of a vEOS-lab 4.27.3F `dir all-filesystems` capture
+                result.append({"output": (DATA / "eos/dir_flash.txt").read_text()})
             elif cmd.startswith("show session-config named") and cmd.endswith("diffs"):
                 result.append({"output": (DATA / "eos/session_diffs.txt").read_text()})
             elif session and " commit timer " in cmd:
@@ -141,6 +143,7 @@ EOS_LOAD = ["show version",
             "tx-queue 3", "random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes "
             "max-mark-probability 100", "end", "show session-config named fabricgen_1 diffs"]
 EOS_COMMIT = ["show configuration sessions detail", "show version",  # has_pending_commit: none yet
+              "dir flash:",  # whether the switch has a startup-config to checkpoint (it has)
               "copy running-config flash:fabricgen-rollback-0", "copy startup-config flash:fabricgen-startup-0",
               "configure session fabricgen_1 commit timer 00:02:00"]
 EOS_AFTER = ["show running-config sanitized"]  # the commit must have produced the intended configuration

@@ -37,6 +37,35 @@ def _tls_option(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
+TLS_OPTIONS = (
+    click.option("--known-certs", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
+                 help="EOS eAPI: pinned TLS certificates, `HOST[:PORT] sha256:HEX` a line (written by `fabricgen "
+                      "trust`; default $FABRICGEN_KNOWN_CERTS or ~/.config/fabricgen/known_certs)."),
+    click.option("--ca-file", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
+                 help="EOS eAPI: CA bundle the switches' certificates must chain to (default $FABRICGEN_CA_FILE)."),
+    click.option("--insecure", is_flag=True, expose_value=False, callback=_tls_option,
+                 help="EOS eAPI: do NOT verify certificates (warned per device); never the default."),
+)
+"""How eAPI switches are authenticated: the same three options on apply, drift, verify and ``plan --live``."""
+
+
+def tls_options(fn: F) -> F:
+    """Add :data:`TLS_OPTIONS` to a command; read them back with :func:`tls_settings`."""
+    for opt in reversed(TLS_OPTIONS):
+        fn = opt(fn)
+    return fn
+
+
+def tls_settings() -> dict[str, Any]:
+    """``known_certs``, ``ca_file`` (else ``$FABRICGEN_CA_FILE``) and ``insecure`` as the current command's
+    :data:`TLS_OPTIONS` set them: keyword arguments of :func:`fabricgen.deploy.ops.load_live`."""
+    ctx = click.get_current_context(silent=True)
+    tls = dict(ctx.meta.get(TLS_META, {})) if ctx is not None else {}
+    return {"known_certs": tls.get("known_certs"),
+            "ca_file": tls.get("ca_file") or os.environ.get("FABRICGEN_CA_FILE") or None,
+            "insecure": bool(tls.get("insecure"))}
+
+
 def live_options(fn: F) -> F:
     """Options shared by apply, drift and verify. How eAPI switches are authenticated (``--known-certs``,
     ``--ca-file``, ``--insecure``) reaches :func:`load_or_exit` through the click context, not the commands'
@@ -46,13 +75,7 @@ def live_options(fn: F) -> F:
                      help="YAML/JSON: device → host[:port] or {host, port, transport, certificate, ca_file}."),
         click.option("--credentials", type=click.Path(dir_okay=False), help="Credentials file (mode 0600)."),
         click.option("--known-hosts", type=click.Path(dir_okay=False), help="known_hosts for host-key checks."),
-        click.option("--known-certs", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
-                     help="EOS eAPI: pinned TLS certificates, `HOST[:PORT] sha256:HEX` a line (written by `fabricgen "
-                          "trust`; default $FABRICGEN_KNOWN_CERTS or ~/.config/fabricgen/known_certs)."),
-        click.option("--ca-file", type=click.Path(dir_okay=False), expose_value=False, callback=_tls_option,
-                     help="EOS eAPI: CA bundle the switches' certificates must chain to (default $FABRICGEN_CA_FILE)."),
-        click.option("--insecure", is_flag=True, expose_value=False, callback=_tls_option,
-                     help="EOS eAPI: do NOT verify certificates (warned per device); never the default."),
+        *TLS_OPTIONS,
         click.option("--lab/--no-lab", "use_lab", default=True, show_default=True,
                      help="Use this fabric's lab when one is up on this machine."),
         click.option("--only", help="Comma-separated device names or globs."),
@@ -92,16 +115,10 @@ def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, kno
     from fabricgen.deploy.targets import TargetError
     from fabricgen.lab.plan import LabError
 
-    ctx = click.get_current_context(silent=True)
-    tls = dict(ctx.meta.get(TLS_META, {})) if ctx is not None else {}
     try:
-        live = load_live(inventory, hosts, credentials, known_hosts, use_lab, only,
-                         known_certs=tls.get("known_certs"),
-                         ca_file=tls.get("ca_file") or os.environ.get("FABRICGEN_CA_FILE") or None,
-                         insecure=bool(tls.get("insecure")))
-        for target in live.targets.targets.values():  # a switch that is not authenticated: one line each
-            if (warning := target.warning()) is not None:
-                stderr_console().print(warning, markup=False)
+        live = load_live(inventory, hosts, credentials, known_hosts, use_lab, only, **tls_settings())
+        for warning in live_warnings(live).values():  # a switch that is not authenticated: one line each
+            stderr_console().print(warning, markup=False)
         return live
     except (CredentialsError, TargetError, LabError) as exc:
         if fmt in ("junit", "github"):
@@ -116,6 +133,12 @@ def load_or_exit(inventory: str, hosts: str | None, credentials: str | None, kno
                 click.echo(_annotation("error", f"{option}: {exc}", file, None, None, f"fabricgen {kind}"))
         stderr_console().print(f"fabricgen: {exc}", markup=False)
         raise SystemExit(EXIT_INPUT) from None
+
+
+def live_warnings(live: Live) -> dict[str, str]:
+    """Device → why it is not authenticated (``--insecure``, ``transport: http``): on stderr when the targets
+    are loaded, and again in the report of apply, drift and verify (``warnings``)."""
+    return {n: w for n, t in live.targets.targets.items() if (w := t.warning()) is not None}
 
 
 @click.command()
@@ -143,7 +166,8 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
     drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
     errors = results.failed
     if fmt != "text":
-        emit_report(fmt, "drift", live, results, drift_document(live.fabric.name, live.targets.origin, results))
+        emit_report(fmt, "drift", live, results,
+                    drift_document(live.fabric.name, live.targets.origin, results, live_warnings(live)))
     else:
         out = stdout_console()
         out.print(f"drift: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",
@@ -168,13 +192,16 @@ def drift(inventory: str, fmt: str, hosts: str | None, credentials: str | None, 
                 out.print(f"  {n}: in sync", markup=False)
         out.print(f"{len(drifted)} drifted, {len(errors)} not checked, "
                   f"{len(results.by_device) - len(drifted) - len(errors)} in sync", markup=False)
+        for warning in live_warnings(live).values():
+            out.print(warning, markup=False)
     if errors:
         raise SystemExit(EXIT_FINDINGS)
     raise SystemExit(EXIT_CHANGES if drifted else EXIT_OK)
 
 
-def drift_document(fabric: str, targets: str, results: Results[ConfigDiff]) -> dict[str, Any]:
-    """``drift --format json`` (fields in docs/json.md)."""
+def drift_document(fabric: str, targets: str, results: Results[ConfigDiff],
+                   warnings: dict[str, str] | None = None) -> dict[str, Any]:
+    """``drift --format json`` (fields in docs/json.md); ``warnings`` as :func:`live_warnings` gives them."""
     drifted = [n for n, r in results.by_device.items() if r.value is not None and r.value.drifted]
     return json_document({
         "fabric": fabric,
@@ -183,4 +210,5 @@ def drift_document(fabric: str, targets: str, results: Results[ConfigDiff]) -> d
         "pending": [n for n, r in results.by_device.items() if getattr(r.value, "pending", "")],
         "errors": {n: results.by_device[n].error for n in results.failed},
         "devices": {n: (r.value.as_dict() if r.value is not None else None) for n, r in results.by_device.items()},
+        "warnings": dict(warnings or {}),
     })

@@ -18,6 +18,7 @@ from fabricgen.cli import (
     stdout_console,
     writing,
 )
+from fabricgen.cli.drift import tls_options, tls_settings
 
 
 @click.command()
@@ -40,9 +41,11 @@ from fabricgen.cli import (
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Save the plan (JSON, with input digests).")
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes (0: none).")
 @click.option("--live", is_flag=True, help="Diff configurations against the running devices instead of the base.")
-@click.option("--hosts", type=click.Path(exists=True, dir_okay=False), help="--live: YAML/JSON device → host[:port].")
+@click.option("--hosts", type=click.Path(exists=True, dir_okay=False),
+              help="--live: YAML/JSON device → host[:port] or {host, port, transport, certificate, ca_file}.")
 @click.option("--credentials", type=click.Path(dir_okay=False), help="--live: credentials file (mode 0600).")
 @click.option("--known-hosts", type=click.Path(dir_okay=False), help="--live: known_hosts for host-key checks.")
+@tls_options
 @click.option(
     "--lab/--no-lab",
     "use_lab",
@@ -103,7 +106,8 @@ def plan(
         touched = sorted(diff_fabrics(old, new, qos=False).changed_names("switch"))
         try:
             live_diffs, live_notes = live_config_diffs(
-                inventory, touched, hosts=hosts, credentials=credentials, known_hosts=known_hosts, use_lab=use_lab
+                inventory, touched, hosts=hosts, credentials=credentials, known_hosts=known_hosts, use_lab=use_lab,
+                **tls_settings(),
             )
         except (CredentialsError, TargetError, LabError) as exc:
             stderr_console().print(f"fabricgen: --live: {exc}", markup=False)

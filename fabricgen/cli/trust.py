@@ -22,9 +22,11 @@ def trust(inventory: str, hosts: str | None, known_certs: str | None, only: str 
     known-certificates file, as `HOST[:PORT] sha256:<hex>`: trust on first contact, made explicit.
 
     Only a TLS handshake is made: no HTTP request, no credential. Nothing proves the answering device is the
-    switch, so compare each printed fingerprint with the switch's own (`show management security ssl certificate`
-    on its console) before the first apply. A certificate that differs from a recorded one is refused and never
-    replaced (exit 1); delete its line to record a new one. apply/drift/verify never record anything. Exits 0
+    switch, so compare each printed fingerprint with the switch's own before the first apply: on its console, in
+    `bash`, `openssl s_client -connect 127.0.0.1:443 </dev/null 2>/dev/null | openssl x509 -outform der |
+    sha256sum` prints the hex after `sha256:` (eAPI in a VRF: `sudo ip netns exec ns-VRF` before it). A
+    certificate that differs from a recorded one is refused and never replaced (exit 1); delete its line to record
+    a new one. apply/drift/verify never record anything. Exits 0
     when every certificate is recorded, 1 when one differs or a switch did not answer, 3 on input errors.
     """
     from fabricgen.deploy import certs
@@ -66,6 +68,10 @@ def trust(inventory: str, hosts: str | None, known_certs: str | None, only: str 
         for n, r in results.items():
             detail = r.get("fingerprint") or r.get("error", "")
             out.print(f"  {n} {r['address']}: {r['status']}: {detail}", markup=False)
-        if any(r["status"] == "recorded" for r in results.values()):
-            out.print("compare each recorded fingerprint with the switch's own before trusting it", markup=False)
+        recorded = [targets[n].port for n, r in results.items() if r["status"] == "recorded"]
+        if recorded:
+            out.print("compare each recorded fingerprint with the switch's own before trusting it: on its console, "
+                      f"in `bash`, `{certs.on_switch_command(recorded[0])}` prints the hex after sha256: (the eAPI "
+                      "port the switch listens on; in a VRF, `sudo ip netns exec ns-VRF` before it)", markup=False,
+                      soft_wrap=True)  # one line, whatever the width: the command is copied from it
     raise SystemExit(EXIT_FINDINGS if failed else EXIT_OK)

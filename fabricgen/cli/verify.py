@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fabricgen.cli import EXIT_FINDINGS, EXIT_OK, LIVE_FORMAT, guarded, json_document, stdout_console
-from fabricgen.cli.drift import emit_report, live_options, load_or_exit
+from fabricgen.cli.drift import emit_report, live_options, live_warnings, load_or_exit
 
 if TYPE_CHECKING:
     from fabricgen.deploy.runner import Results
@@ -32,7 +32,8 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
     results = run_verify(live, workers, timeout)
     bad = [n for n, r in results.by_device.items() if r.error or (r.value is not None and not r.value.ok)]
     if fmt != "text":
-        emit_report(fmt, "verify", live, results, verify_document(live.fabric.name, live.targets.origin, results))
+        emit_report(fmt, "verify", live, results,
+                    verify_document(live.fabric.name, live.targets.origin, results, live_warnings(live)))
     else:
         out = stdout_console()
         out.print(f"verify: {live.fabric.name}: {len(results.by_device)} device(s) via {live.targets.origin}",
@@ -53,11 +54,15 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
                                      for x in notes)]:
                 out.print(f"    · {note}", markup=False)
         out.print(f"{len(results.by_device) - len(bad)} device(s) ok, {len(bad)} with problems", markup=False)
+        for warning in live_warnings(live).values():
+            out.print(warning, markup=False)
     raise SystemExit(EXIT_FINDINGS if bad else EXIT_OK)
 
 
-def verify_document(fabric: str, targets: str, results: Results[DeviceVerdict]) -> dict[str, Any]:
-    """``verify --format json`` (fields in docs/json.md): ``ok`` when no device failed or errored."""
+def verify_document(fabric: str, targets: str, results: Results[DeviceVerdict],
+                    warnings: dict[str, str] | None = None) -> dict[str, Any]:
+    """``verify --format json`` (fields in docs/json.md): ``ok`` when no device failed or errored; ``warnings``
+    as :func:`fabricgen.cli.drift.live_warnings` gives them."""
     return json_document({
         "fabric": fabric,
         "targets": targets,
@@ -71,4 +76,5 @@ def verify_document(fabric: str, targets: str, results: Results[DeviceVerdict]) 
             }
             for n, r in results.by_device.items()
         },
+        "warnings": dict(warnings or {}),
     })

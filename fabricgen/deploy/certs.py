@@ -27,6 +27,18 @@ class CertsError(Exception):
     """A malformed known-certificates file, or a certificate that differs from its entry."""
 
 
+def on_switch_command(port: int = 443) -> str:
+    """The command that prints, run on the switch itself (its console, in ``bash``), the hex part of the
+    fingerprint ``fabricgen trust`` records: the SHA-256 of the DER certificate eAPI serves on ``port``. Over the
+    console it cannot be an impostor's; eAPI in a VRF listens in that VRF's namespace (``sudo ip netns exec
+    ns-<VRF>`` before it).
+
+    >>> on_switch_command(8443)
+    'openssl s_client -connect 127.0.0.1:8443 </dev/null 2>/dev/null | openssl x509 -outform der | sha256sum'
+    """
+    return f"openssl s_client -connect 127.0.0.1:{port} </dev/null 2>/dev/null | openssl x509 -outform der | sha256sum"
+
+
 def default_path(option: str | None = None) -> str:
     return os.path.expanduser(option or os.environ.get("FABRICGEN_KNOWN_CERTS") or DEFAULT_PATH)
 
@@ -36,18 +48,24 @@ def valid_fingerprint(text: str) -> bool:
 
 
 def split_host(text: str, default_port: int = 443) -> tuple[str, int]:
-    """``host``, ``host:port`` or ``[v6]:port`` → (host, port); ValueError when the port is not 1–65535."""
+    """``host``, ``host:port`` or ``[v6]:port`` → (host, port); ValueError when the port is not 1–65535, or a
+    ``:`` or ``]`` promises one that is not there (``10.0.0.1:``, ``[2001:db8::1]x``, ``[2001:db8::1``).
+
+    >>> split_host("[2001:db8::1]"), split_host("2001:db8::1"), split_host("leaf1:8443")
+    (('2001:db8::1', 443), ('2001:db8::1', 443), ('leaf1', 8443))
+    """
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port = rest[1:] if rest.startswith(":") else ""
+        host, close, rest = text[1:].partition("]")
+        if not close or (rest and not rest.startswith(":")):
+            raise ValueError(text)
+        sep, port = rest[:1], rest[1:]
     elif text.count(":") == 1:
-        host, _, port = text.partition(":")
+        host, sep, port = text.partition(":")
     else:
-        host, port = text, ""
-    number = int(port) if port.isdigit() else -1 if port else default_port
-    if not host or (port and not 0 < number < 65536):
+        host, sep, port = text, "", ""
+    if not host or (sep and not (port.isdigit() and 0 < int(port) < 65536)):
         raise ValueError(text)
-    return host, number
+    return host, int(port) if sep else default_port
 
 
 def parse_line(line: str) -> tuple[str, int, str]:

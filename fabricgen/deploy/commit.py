@@ -38,12 +38,15 @@ class CommitSemantics:
 SEMANTICS: dict[str, CommitSemantics] = {
     "eos": CommitSemantics(
         "eos",
-        "configure session <s>; rollback clean-config; <candidate>; show session-config diffs; "
-        "copy running-config flash:fabricgen-rollback-0; copy startup-config flash:fabricgen-startup-0; "
+        "configure session <s>; rollback clean-config; <candidate>; show session-config diffs; dir flash:; "
+        "copy running-config flash:fabricgen-rollback-0; copy startup-config flash:fabricgen-startup-0 (only when "
+        "dir lists a startup-config); "
         "configure session <s> commit timer HH:MM:SS (--revert-in 0: configure session <s> commit; write memory) "
         "→ confirm: configure session <s> commit; write memory → rollback: configure session <s> abort while its "
         "timer runs (startup untouched), else configure replace flash:fabricgen-rollback-0; "
-        "copy flash:fabricgen-startup-0 startup-config (the running and startup configurations before the commit)",
+        "copy flash:fabricgen-startup-0 startup-config (the running and startup configurations before the commit; "
+        "a switch that had no startup-config gets delete flash:startup-config instead, in the same request, once "
+        "write memory created one: it boots as before)",
         True, 1,
         "EOS's configure-session commit timer expires and the device restores the previous configuration",
     ),

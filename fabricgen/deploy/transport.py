@@ -48,7 +48,8 @@ class Target:
                     "authenticated and the password and configuration cross the network unencrypted")
         if self.transport == "https" and self.insecure:
             return (f"warning: {self.name}: --insecure: the TLS certificate of {self.host}:{self.port} is NOT "
-                    "verified; whoever answers at that address receives the password and the configuration")
+                    "verified; whoever answers at that address receives the password (and, from apply, the "
+                    "configuration) and can answer with anything")
         return None
 
 

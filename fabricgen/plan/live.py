@@ -21,16 +21,22 @@ def live_config_diffs(
     credentials: str | None = None,
     known_hosts: str | None = None,
     use_lab: bool = True,
+    known_certs: str | None = None,
+    ca_file: str | None = None,
+    insecure: bool = False,
     workers: int = 16,
     timeout: int = 30,
 ) -> tuple[dict[str, DeviceConfigDiff], list[str]]:
-    """Unified diffs running → intended for ``devices`` that are reachable targets, and notes on the rest."""
+    """Unified diffs running → intended for ``devices`` that are reachable targets, and notes on the rest (a
+    device that could not be read, and one that is not authenticated: ``--insecure`` or ``transport: http``).
+    EOS switches are authenticated as ``drift`` authenticates them: ``known_certs``, ``ca_file``, ``insecure``."""
     from fabricgen.deploy.intended import intended_configs
     from fabricgen.deploy.ops import load_live, per_device
 
-    live = load_live(inventory, hosts, credentials, known_hosts, use_lab, None)
+    live = load_live(inventory, hosts, credentials, known_hosts, use_lab, None, known_certs=known_certs,
+                     ca_file=ca_file, insecure=insecure)
     wanted = [n for n in devices if n in live.targets.targets]
-    notes = []
+    notes = [f"--live: {w}" for n in wanted if (w := live.targets.targets[n].warning()) is not None]
     skipped = sorted(set(devices) - set(wanted))
     if skipped:
         notes.append(

@@ -15,13 +15,24 @@ per device). ``transport="http"`` is pyeapi's plain HTTP connection: nothing is 
 caller warns). ``optional_args`` are NAPALM's, plus ``tls_pin``, ``ca_file``, ``insecure`` and ``sock_factory``.
 
 **Commit and rollback** (``deploy/commit.py`` SEMANTICS["eos"]). Before any commit the running and startup
-configurations are checkpointed: ``copy running-config flash:fabricgen-rollback-0``, ``copy startup-config
-flash:fabricgen-startup-0`` (NAPALM copies *startup* to ``flash:rollback-0`` and rolls back to that, losing any
-unsaved running change). Then ``configure session <s> commit timer HH:MM:SS`` (with a revert timer) or ``configure
-session <s> commit`` + ``write memory`` (without). Rollback: a session still pending its timer is aborted (EOS
-restores the running configuration the session replaced; startup was never written); otherwise ``configure
-replace flash:fabricgen-rollback-0`` and ``copy flash:fabricgen-startup-0 startup-config`` put both back as they
-were. Confirm: ``configure session <s> commit`` + ``write memory`` (NAPALM's).
+configurations are checkpointed: ``dir flash:`` says whether the switch has a startup configuration, then ``copy
+running-config flash:fabricgen-rollback-0`` and, when it has one, ``copy startup-config flash:fabricgen-startup-0``
+(NAPALM copies *startup* to ``flash:rollback-0`` and rolls back to that, losing any unsaved running change). Then
+``configure session <s> commit timer HH:MM:SS`` (with a revert timer) or ``configure session <s> commit`` + ``write
+memory`` (without). Rollback: a session still pending its timer is aborted (EOS restores the running configuration
+the session replaced; startup was never written); otherwise ``configure replace flash:fabricgen-rollback-0`` and
+``copy flash:fabricgen-startup-0 startup-config`` put both back as they were.
+
+**A switch without a startup configuration** (factory-fresh, or ZTP cancelled: "if the flash memory does not
+contain a startup-config or zerotouch-config file, the switch enters ZTP mode when it boots", Arista EOS User
+Manual, Initial Switch Access) has no ``flash:startup-config`` in ``dir flash:``, and a command that reads the
+startup configuration is an eAPI error there (Arista's rbeapi client reads an error of ``show startup-config`` as
+"no startup-config"), so ``copy startup-config …`` would fail the apply. So nothing is copied, and the rollback
+restores that state: with ``configure replace``, in the same request, the startup configuration this connection's
+``write memory`` created (the commit's without a timer, or the confirm's) is deleted (``delete
+flash:startup-config``), so the switch boots as before the apply — into ZTP again unless ``flash:zerotouch-config``
+disables it — never into the configuration that was rolled back. Confirm: ``configure session <s> commit`` +
+``write memory`` (NAPALM's).
 
 **Lost sessions.** :meth:`EosDriver.abandon` forgets the configuration session and makes ``close()`` (also the
 one NAPALM's ``__del__`` calls) send nothing: NAPALM's ``close()`` aborts the session, which on a device that did
@@ -49,6 +60,21 @@ logging.getLogger("pyeapi.eapilib").addHandler(logging.NullHandler())
 
 ROLLBACK_FILE = "flash:fabricgen-rollback-0"  # the running configuration before the commit
 STARTUP_FILE = "flash:fabricgen-startup-0"  # the startup configuration before the commit
+STARTUP_CONFIG = "flash:startup-config"  # the file ``startup-config`` names (absent on a factory-fresh switch)
+
+
+def lists_startup_config(dir_output: str) -> bool:
+    """Whether ``dir flash:`` lists a ``startup-config`` file (a line ``-rw-  5797  May 10 09:10  startup-config``).
+
+    >>> lists_startup_config("       -rw-        5797           May 10 09:10  startup-config")
+    True
+    >>> lists_startup_config("       -rw-           0           Apr 12 09:54  zerotouch-config")
+    False
+    >>> lists_startup_config("Directory of flash:/startup-config")  # a header, not a file
+    False
+    """
+    return any(line.split()[-1:] == ["startup-config"] and line.lstrip().startswith("-")
+               for line in dir_output.splitlines())
 
 
 class CertificateRefused(OSError):
@@ -112,9 +138,9 @@ class _TrustedHTTPS(HTTPSConnection):
             if got != self.pin:
                 tls.close()
                 raise CertificateRefused(
-                    f"the TLS certificate of {self.host}:{self.port} is {got}, not the recorded {self.pin}: another "
-                    "device answers at this address, or the switch's certificate changed (if you changed it, record "
-                    "it again with `fabricgen trust`); nothing was sent")
+                    f"the TLS certificate of {self.host}:{self.port} is {got}, not the recorded {self.pin}; nothing "
+                    "was sent: another device answers there, or the certificate changed (then delete its line in "
+                    "the known-certificates file and run `fabricgen trust` again)")
         self.sock = tls
 
     def __str__(self) -> str:
@@ -151,10 +177,15 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
             kind = TrustedHttpsEapi
         elif kind == "http":
             kind = HttpEapiConnection
+        elif not (isinstance(kind, type) and issubclass(kind, EapiConnection)):
+            # NAPALM's "ssh" transport (netmiko) checks no host key, pyeapi's others run on the switch itself
+            raise ConnectionException(f"{hostname}: eAPI transport {kind!r}: expected https or http")
         args["transport"] = kind
         super().__init__(hostname, username, password, timeout=timeout, optional_args=args)
         self._abandoned = False
         self._checkpointed = False
+        self._had_startup = True  # whether the switch had a startup configuration before the commit
+        self._saved = False  # whether this connection has written the startup configuration since (write memory)
 
     # ------------------------------------------------------------------ commit / rollback
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
@@ -163,7 +194,10 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
         if revert_in is not None and self.has_pending_commit():
             raise CommitError("Pending commit confirm already in process!")
         session = getattr(self, "config_session", None)
-        checkpoint = [f"copy running-config {ROLLBACK_FILE}", f"copy startup-config {STARTUP_FILE}"]
+        self._had_startup = self._has_startup_config()
+        checkpoint = [f"copy running-config {ROLLBACK_FILE}"]
+        if self._had_startup:
+            checkpoint.append(f"copy startup-config {STARTUP_FILE}")
         self._run_commands(checkpoint, encoding="text")
         self._checkpointed = True
         if revert_in is not None:
@@ -171,7 +205,12 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
             self._run_commands([f"configure session {session} commit timer {timer}"], encoding="text")
         else:
             self._run_commands([f"configure session {session} commit", "write memory"], encoding="text")
+            self._saved = True
             self.config_session = None
+
+    def confirm_commit(self) -> None:
+        super().confirm_commit()  # configure session <s> commit; write memory
+        self._saved = True
 
     def rollback(self) -> None:
         pending = self._get_pending_commits()
@@ -180,12 +219,18 @@ class EosDriver(EOSDriver):  # type: ignore[misc]
                 raise CommitError("Current config session not found as pending commit-confirm")
             # EOS restores the running configuration the session replaced; startup was not written by the commit
             commands = [f"configure session {self.config_session} abort"]
-        elif self._checkpointed:
+        elif self._checkpointed and self._had_startup:
             commands = [f"configure replace {ROLLBACK_FILE}", f"copy {STARTUP_FILE} startup-config"]
+        elif self._checkpointed:  # back to no startup configuration: delete the one write memory created
+            commands = [f"configure replace {ROLLBACK_FILE}", *([f"delete {STARTUP_CONFIG}"] if self._saved else [])]
         else:
             raise CommitError("nothing to roll back to: no commit was made through this connection")
         self._run_commands(commands, encoding="text")
         self.config_session = None
+
+    def _has_startup_config(self) -> bool:
+        out = self._run_commands(["dir flash:"], encoding="text")[0]
+        return lists_startup_config(str(out.get("output", "")) if isinstance(out, dict) else str(out))
 
     # ------------------------------------------------------------------ connection
     def abandon(self) -> None:
