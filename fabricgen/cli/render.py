@@ -33,7 +33,8 @@ from fabricgen.render.check import Checked, ToCheck, check_files
 @click.option("--check", "check", is_flag=True,
               help="Validate what was written with the NOS vendor's schema: SONiC config_db.json with libyang and "
                    "SONiC's YANG models (the yang extra), NVUE startup.yaml with NVIDIA's NVUE schema of the "
-                   "switch's release (the oracles extra). Exits 1 if a file fails.")
+                   "switch's release (the oracles extra). Exits 1 if a file fails, 3 if a schema the files need "
+                   "is not installed (naming what to install).")
 @allow_findings_option
 @guarded
 def render(inventory: str, out_dir: str, platform_name: str | None, devices: tuple[str, ...], check: bool,
@@ -44,7 +45,9 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     Every check runs too: with error findings the files are still written, the findings are counted on
     stderr and the exit code is 1 (unless --allow-findings names each failing rule), so a pipeline never
     ships what `fabricgen validate` rejects. With --check, 1 also when a written file fails its platform's
-    schema. Exits 3 on input errors or an output path that cannot be written.
+    schema, and 3 when a schema the written files need could not run (libyang or nvueschema not installed):
+    a check that was asked for and did not run never passes. Exits 3 on input errors or an output path that
+    cannot be written.
     """
     from fabricgen.inventory.load import load_inventory
     from fabricgen.qos import compute
@@ -110,7 +113,7 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     if refused:
         err.print(f"render: {summary(refused)}: the files were written, but `fabricgen validate {inventory}` "
                   "rejects this fabric", markup=False)
-        code = EXIT_FINDINGS
+        code = max(code, EXIT_FINDINGS)  # a check that could not run (3) stays the answer
     raise SystemExit(code)
 
 
@@ -124,12 +127,15 @@ ORACLE_FILES = {"sonic": "/config_db.json", "nvue": "/startup.yaml"}
 
 def _report_checks(results: list[Checked], without: set[str]) -> int:
     """One line per platform and release saying which oracle ran over how many files, then one line per
-    problem (stderr); the exit code: 1 if any file failed."""
+    problem (stderr); the exit code: 3 if an oracle that files needed could not run (one line on stderr each,
+    naming what to install), else 1 if any file failed."""
     out, err = stdout_console(), stderr_console()
     failed = False
+    not_run: list[Checked] = []
     for r in results:
         if not r.ran:
             out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False)
+            not_run.append(r)
             continue
         bad = len({path for path, _ in r.problems})
         verdict = f"{bad} of {r.files} file(s) invalid" if bad else f"{r.files} file(s) valid"
@@ -139,6 +145,11 @@ def _report_checks(results: list[Checked], without: set[str]) -> int:
         failed = failed or bad > 0
     for plat in sorted(without):
         out.print(f"check {plat}: no schema oracle for this platform", markup=False)
+    for r in not_run:
+        err.print(f"render: --check did not run for {r.platform} {r.release} ({r.files} file(s) unchecked): "
+                  f"{r.install}", markup=False)
+    if not_run:
+        return EXIT_INPUT
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
