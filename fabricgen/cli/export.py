@@ -5,7 +5,6 @@ a second run writes byte-identical files."""
 from __future__ import annotations
 
 import io
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,6 @@ import click
 from ruamel.yaml import YAML
 
 from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, echo_json, guarded, stdout_console
-
-_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 
 
 def dump_yaml(data: Any) -> str:
@@ -30,9 +27,10 @@ def dump_yaml(data: Any) -> str:
 
 def read_hosts(path: str) -> dict[str, Any]:
     """The management hosts file `apply`/`drift` take (``device: host``, ``host:port`` or ``{host, port}``),
-    checked: every host a plain name or address, every port 1–65535."""
+    each entry checked as they check it (:func:`fabricgen.deploy.targets.host_port`)."""
     from ruamel.yaml.error import YAMLError
 
+    from fabricgen.deploy.targets import TargetError, host_port
     from fabricgen.ecosystem.export import ExportError, Management
 
     try:
@@ -43,20 +41,10 @@ def read_hosts(path: str) -> dict[str, Any]:
         raise ExportError(f"{path}: expected a mapping device → host or {{host, port}}")
     out: dict[str, Management] = {}
     for name, entry in data.items():
-        if isinstance(entry, dict):
-            host, port = str(entry.get("host", name)), entry.get("port", 22)
-        else:
-            text = str(entry)
-            host, sep, p = text.rpartition(":")
-            host, port = (host, p) if sep and text.count(":") == 1 else (text, 22)
-        if not _HOST.match(host):
-            raise ExportError(f"{path}: {name}: {host!r} is not a host name or address")
         try:
-            number = int(port)
-        except (TypeError, ValueError):
-            number = 0
-        if not 1 <= number <= 65535:
-            raise ExportError(f"{path}: {name}: port {port!r} is not 1-65535")
+            host, number = host_port(path, str(name), entry)
+        except TargetError as exc:
+            raise ExportError(str(exc)) from None
         out[str(name)] = Management(host, number)
     return out
 

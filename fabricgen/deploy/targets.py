@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,32 @@ def _load_hosts(path: str) -> dict[str, Any]:
     return data
 
 
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
+"""A host name, IPv4 or IPv6 address as a hosts file may give it (nothing a shell or URL would read otherwise)."""
+
+
+def host_port(source: str, name: str, entry: object) -> tuple[str, int]:
+    """The ``(host, port)`` of one hosts-file entry — ``host``, ``host:port`` (one colon: an IPv6 address is a host
+    alone) or ``{host, port}`` — checked: the host a plain name or address, the port a whole number 1–65535 (22
+    unless given). Anything else raises :class:`TargetError` naming ``source`` and the device."""
+    if isinstance(entry, dict):
+        host, port = entry.get("host", name), entry.get("port", 22)
+    elif isinstance(entry, str):
+        head, sep, tail = entry.rpartition(":")
+        host, port = (head, tail) if sep and entry.count(":") == 1 else (entry, 22)
+    else:
+        raise TargetError(f"{source}: {name}: {entry!r} is not a host, host:port or {{host, port}}")
+    if not isinstance(host, str) or not _HOST.match(host):
+        raise TargetError(f"{source}: {name}: {host!r} is not a host name or address")
+    whole = isinstance(port, int) and not isinstance(port, bool)
+    if not whole and not (isinstance(port, str) and port.isascii() and port.isdigit()):
+        raise TargetError(f"{source}: {name}: port {port!r} is not a whole number 1-65535")
+    number = int(port)  # an int or a string of ASCII digits, checked above
+    if not 1 <= number <= 65535:
+        raise TargetError(f"{source}: {name}: port {port!r} is not 1-65535")
+    return host, number
+
+
 def resolve_targets(
     fabric: Fabric,
     hosts_file: str | None = None,
@@ -84,12 +111,7 @@ def resolve_targets(
     hosts = _load_hosts(hosts_file) if hosts_file else {}
     targets = {}
     for name, sw in fabric.switches.items():
-        entry = hosts.get(name, name)
-        if isinstance(entry, dict):
-            host, port = str(entry.get("host", name)), int(entry.get("port", 22))
-        else:
-            host, _, p = str(entry).partition(":")
-            port = int(p) if p else 22
+        host, port = host_port(hosts_file or "device names", name, hosts.get(name, name))
         targets[name] = Target(name, sw.platform, host, port, None, kh)
     return Targets(targets, creds, f"hosts file {hosts_file}" if hosts_file else "device names (DNS)")
 
