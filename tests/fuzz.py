@@ -129,14 +129,6 @@ def network_guard() -> Iterator[NetworkLog]:
         socket.getaddrinfo = real_getaddrinfo
 
 
-def closed_port() -> int:
-    """A loopback TCP port nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
-
-
 # --------------------------------------------------------------------------- running a command
 
 
@@ -171,9 +163,14 @@ def invoke(argv: Sequence[str]) -> Run:
     return Run(tuple(argv), code, out.getvalue(), err.getvalue(), net)
 
 
-def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any] | None = None) -> None:
+def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any] | None = None,
+          live: bool = False) -> None:
     """The fuzz property (module docstring) for one run; ``names`` are the inputs a problem may name (the files
-    written for it, an argument). ``case`` is recorded (:func:`record_failure`) when the property fails."""
+    written for it, an argument). ``case`` is recorded (:func:`record_failure`) when the property fails.
+
+    A command that is not ``live`` must not open a connection at all. A ``live`` one (drift, verify, apply) may try
+    the devices its hosts file names (the guard refuses anything but loopback, where nothing listens), but an input
+    error (exit 3) must come before any connection."""
     from hypothesis import event
     from hypothesis.errors import InvalidArgument
 
@@ -186,8 +183,10 @@ def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any
         problems.append("a traceback in the output")
     if "internal error" in run.output:
         problems.append("an internal error in the output")
-    if run.network.outside:
-        problems.append(f"tried to reach beyond this machine: {run.network.outside[:3]}")
+    if not live and (run.network.attempts or run.network.outside):
+        problems.append(f"opened a connection: {(run.network.attempts + run.network.outside)[:3]}")
+    if live and run.code == 3 and (run.network.attempts or run.network.outside):
+        problems.append(f"exit 3 after contacting {(run.network.attempts + run.network.outside)[:3]}")
     if run.code == 3 and not any(os.fspath(n) in run.output for n in names):
         problems.append(f"exit 3 without naming the input ({', '.join(os.fspath(n) for n in names)})")
     if problems:
