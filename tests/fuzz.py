@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import HealthCheck, settings
 
@@ -164,13 +164,14 @@ def invoke(argv: Sequence[str]) -> Run:
 
 
 def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any] | None = None,
-          live: bool = False) -> None:
+          live: bool | Literal["source"] = False) -> None:
     """The fuzz property (module docstring) for one run; ``names`` are the inputs a problem may name (the files
     written for it, an argument). ``case`` is recorded (:func:`record_failure`) when the property fails.
 
     A command that is not ``live`` must not open a connection at all. A ``live`` one (drift, verify, apply) may try
     the devices its hosts file names (the guard refuses anything but loopback, where nothing listens), but an input
-    error (exit 3) must come before any connection."""
+    error (exit 3) must come before any connection. A ``"source"`` (``import``) reads what it checks from its
+    server: it connects, to loopback only, whatever the outcome."""
     from hypothesis import event
     from hypothesis.errors import InvalidArgument
 
@@ -185,8 +186,10 @@ def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any
         problems.append("an internal error in the output")
     if not live and (run.network.attempts or run.network.outside):
         problems.append(f"opened a connection: {(run.network.attempts + run.network.outside)[:3]}")
-    if live and run.code == 3 and (run.network.attempts or run.network.outside):
+    if live is True and run.code == 3 and (run.network.attempts or run.network.outside):
         problems.append(f"exit 3 after contacting {(run.network.attempts + run.network.outside)[:3]}")
+    if live == "source" and run.network.outside:
+        problems.append(f"tried to reach beyond this machine: {run.network.outside[:3]}")
     if run.code == 3 and not any(os.fspath(n) in run.output for n in names):
         problems.append(f"exit 3 without naming the input ({', '.join(os.fspath(n) for n in names)})")
     if problems:
