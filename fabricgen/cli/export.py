@@ -35,6 +35,8 @@ def read_hosts(path: str) -> dict[str, Any]:
 
     try:
         data = YAML(typ="safe").load(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ExportError(f"{path}: not UTF-8 text") from None
     except (OSError, YAMLError) as exc:
         raise ExportError(f"{path}: {exc}".replace("\n", " ")) from None
     if not isinstance(data, dict):

@@ -99,7 +99,12 @@ def read_settings(kind: str, paths: tuple[str, ...]) -> tuple[dict[str, str], st
         rel = Path(path).name
         if rel in ("devices.yaml", "cabling.yaml") or rel in texts:
             fail(kind, f"{path}: the output already has a {rel}; rename the settings file")
-        texts[rel] = Path(path).read_text(encoding="utf-8")
+        try:
+            texts[rel] = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            fail(kind, f"{path}: not UTF-8 text")
+        except OSError as exc:
+            fail(kind, f"{path}: {exc.strerror or exc}")
         try:
             settings = YAML(typ="safe").load(texts[rel])
         except YAMLError as exc:
