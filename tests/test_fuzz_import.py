@@ -88,7 +88,7 @@ ARGV = ["import", "netbox", "--fabric", "{files}/fabric.yaml", "--fabric", "{fil
 
 def run_case(case: dict[str, Any], server: _Server) -> None:
     """Serve the case's lists, write its settings files, import, check the property."""
-    server.lists = case["lists"]
+    server.lists = dict(RECORDED) if case["lists"] == "recorded" else case["lists"]
     with tempfile.TemporaryDirectory(prefix="fg-fuzz-") as tmp, pytest.MonkeyPatch.context() as env:
         files = Path(tmp) / "files"
         write_files(files, case["files"])

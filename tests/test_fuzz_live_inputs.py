@@ -34,6 +34,7 @@ COMMANDS = (
     ("drift", "{inv}", *LIVE, "--format", "junit"),
     ("verify", "{inv}", *LIVE, "--format", "json"),
     ("apply", "{inv}", *LIVE, "--dry-run", "--state-dir", "{files}/state"),
+    ("export", "nornir", "{inv}", "--hosts", "{files}/hosts.yaml", "--dry-run"),  # reads the same hosts file
 )
 ENV = {"FABRICGEN_ADMIN_HASH": "$6$fuzzsalt$" + "a" * 86, "FABRICGEN_SNMP_RO": "fuzzcommunity"}
 
