@@ -113,3 +113,22 @@ def test_inventory_text_mutated(data: st.DataObject) -> None:
 def test_inventory_corpus(case: dict[str, Any]) -> None:
     """Every inventory case found so far, replayed."""
     run_case(case)
+
+
+@pytest.mark.parametrize("case", corpus("inventory") + corpus("nccl"))
+def test_the_corpus_in_a_real_process(case: dict[str, Any]) -> None:
+    """The stored cases that need no network, run as the console script runs (``python -m fabricgen``, a process of
+    its own): the same exit code as in this process, and no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    with tempfile.TemporaryDirectory(prefix="fg-fuzz-") as tmp:
+        files = Path(tmp) / "files"
+        write_files(files, case["files"])
+        argv = expand(case["argv"], files)
+        env = {k: v for k, v in os.environ.items() if k != "FABRICGEN_DEBUG"} | {"PYTHONPATH": str(ROOT)}
+        proc = subprocess.run([sys.executable, "-m", "fabricgen", *argv], capture_output=True, text=True, timeout=120,
+                              env=env, cwd=tmp)  # fmt: skip
+        assert proc.returncode in (0, 1, 2, 3) and "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+        assert proc.returncode == invoke(argv).code
