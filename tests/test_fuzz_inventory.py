@@ -34,6 +34,7 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
     ("validate", "{inv}", "--format", "json"),
     ("validate", "{inv}", "--format", "github"),
     ("render", "{inv}", "-o", "{out}/render"),
+    ("render", "{inv}", "-o", "{out}/render", "--check", "--format", "json"),
     ("plan", "--base", "{base}", "{inv}"),
     ("plan", "--base", "{inv}", "{base}", "--format", "json"),
     ("explain", "{inv}", "{port}"),

@@ -140,10 +140,11 @@ def test_a_check_that_could_not_run_exits_3_naming_what_to_install(
     import sys
 
     out_dir = tmp_path / "out"
+    env = _without(tmp_path, blocked)
     proc = subprocess.run(
         [sys.executable, "-m", "fabricgen", "render", str(INVENTORIES / "lab"), "-o", str(out_dir),
          "--platform", platform, "--check"],
-        capture_output=True, text=True, timeout=120, env=_without(tmp_path, blocked),
+        capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert said in proc.stdout.splitlines()
@@ -153,3 +154,14 @@ def test_a_check_that_could_not_run_exits_3_naming_what_to_install(
         f"(6 file(s) unchecked): {install}"
     ]
     assert (out_dir / "leaf1").is_dir()  # the files are still written
+    as_json = subprocess.run(
+        [sys.executable, "-m", "fabricgen", "render", str(INVENTORIES / "lab"), "-o", str(out_dir),
+         "--platform", platform, "--check", "--format", "json"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert as_json.returncode == 3
+    doc = json.loads(as_json.stdout)
+    assert (doc["ok"], doc["exit_code"], doc["check"]) == (False, 3, True)
+    (checked,) = doc["checks"]
+    assert (checked["platform"], checked["ran"], checked["files"], checked["install"]) == (platform, False, 6, install)
+    assert said.startswith(f"check {platform} {checked['release']}: {checked['oracle']}")
