@@ -81,7 +81,7 @@ def check(devices: dict[str, Any], cabling: dict[str, Any], where: dict[str, str
             try:
                 model.model_validate(item)
             except ValidationError as exc:
-                at = where.get(str(item.get("name")), f"{kind}: dcim.cable {item.get('a')}")
+                at = where.get(str(item.get("name") or item.get("a")), f"{kind}: dcim.cable {item.get('a')}")
                 for err in exc.errors():
                     path = ".".join(str(p) for p in err["loc"])
                     problems.append(f"{at}: {path}: {err['msg']}")
