@@ -118,6 +118,20 @@ def test_a_credentials_file_holds_strings_and_a_secret(tmp_path: Path, content: 
     assert str(exc.value) == f"{f}: {said}"
 
 
+def test_reading_credentials_shows_no_parser_warning_that_quotes_the_file(tmp_path: Path) -> None:
+    """A reused YAML anchor is valid YAML, and ruamel warns about it by quoting both lines: never a password."""
+    import warnings
+
+    f = tmp_path / "credentials.yaml"
+    f.write_text("username: &a ops\npassword: &a hunter2-secret\n")
+    os.chmod(f, 0o600)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = cred.from_file(f)
+    assert c.password == "hunter2-secret"
+    assert [str(w.message) for w in caught] == []
+
+
 def test_credentials_from_env_and_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FABRICGEN_USERNAME", "ops")
     monkeypatch.setenv("FABRICGEN_PASSWORD", "s3cr3t-pw")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,12 +50,15 @@ def check_permissions(path: Path) -> None:
 
 
 def _parse(path: Path, text: str) -> object:
-    """A credentials file's mapping, from JSON or YAML. Errors name the line only, never its content."""
+    """A credentials file's mapping, from JSON or YAML. Errors name the line only, never its content; the parser's
+    warnings (a reused anchor), which quote lines, are not shown."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return YAML(typ="safe", pure=True).load(text)  # JSON is YAML too
+        with warnings.catch_warnings():  # ruamel's warnings quote the file's lines, a secret among them
+            warnings.simplefilter("ignore")
+            return YAML(typ="safe", pure=True).load(text)  # JSON is YAML too
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}" if mark else ""

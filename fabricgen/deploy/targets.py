@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,9 @@ def _load_hosts(path: str) -> dict[str, Any]:
         from ruamel.yaml.error import YAMLError
 
         try:
-            data = YAML(typ="safe").load(text)
+            with warnings.catch_warnings():  # a reused anchor is valid YAML: no multi-line warning on stderr
+                warnings.simplefilter("ignore")
+                data = YAML(typ="safe").load(text)
         except YAMLError:
             raise TargetError(f"{path}: not a JSON or YAML mapping") from None
     if not isinstance(data, dict):
