@@ -24,6 +24,7 @@ import ipaddress
 import json
 import os
 import socket
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -151,7 +152,9 @@ def invoke(argv: Sequence[str]) -> Run:
     out, err = io.StringIO(), io.StringIO()
     saved = os.environ.pop("FABRICGEN_DEBUG", None)
     try:
-        with network_guard() as net, redirect_stdout(out), redirect_stderr(err):
+        with network_guard() as net, redirect_stdout(out), redirect_stderr(err), \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             try:
                 main(list(argv))
                 code = 0
@@ -160,13 +163,16 @@ def invoke(argv: Sequence[str]) -> Run:
     finally:
         if saved is not None:
             os.environ["FABRICGEN_DEBUG"] = saved
-    return Run(tuple(argv), code, out.getvalue(), err.getvalue(), net)
+    # a warning reaches the user's terminal in a real process (pytest would keep it to itself): part of the output
+    shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught)
+    return Run(tuple(argv), code, out.getvalue(), err.getvalue() + shown, net)
 
 
 def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any] | None = None,
-          live: bool | Literal["source"] = False) -> None:
+          live: bool | Literal["source"] = False, secrets: Sequence[str] = ()) -> None:
     """The fuzz property (module docstring) for one run; ``names`` are the inputs a problem may name (the files
-    written for it, an argument). ``case`` is recorded (:func:`record_failure`) when the property fails.
+    written for it, an argument). ``case`` is recorded (:func:`record_failure`) when the property fails. No text of
+    ``secrets`` (a password the input holds) may appear in the output, warnings included.
 
     A command that is not ``live`` must not open a connection at all. A ``live`` one (drift, verify, apply) may try
     the devices its hosts file names (the guard refuses anything but loopback, where nothing listens), but an input
@@ -184,6 +190,8 @@ def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any
         problems.append("a traceback in the output")
     if "internal error" in run.output:
         problems.append("an internal error in the output")
+    if secrets and any(secret in run.output for secret in secrets):
+        problems.append("a secret of the input in the output")
     if not live and (run.network.attempts or run.network.outside):
         problems.append(f"opened a connection: {(run.network.attempts + run.network.outside)[:3]}")
     if live is True and run.code == 3 and (run.network.attempts or run.network.outside):

@@ -64,7 +64,7 @@ def run_case(case: dict[str, Any]) -> None:
         for name, mode in case.get("modes", {}).items():
             os.chmod(files / name, int(mode, 8))
         argv = expand(case["argv"], files)
-        check(invoke(argv), [str(files)], case, live=True)
+        check(invoke(argv), [str(files)], case, live=True, secrets=[CREDENTIALS["password"]])
 
 
 def _case(command: tuple[str, ...], inventory: str, files: dict[str, str], modes: dict[str, str]) -> dict[str, Any]:
