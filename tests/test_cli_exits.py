@@ -260,3 +260,33 @@ def test_apply_refuses_a_fabric_with_error_findings_before_contacting_any_device
                          "with --allow-findings")
     assert [line.split(" error ")[1].split(":")[0] for line in lines[:-1]] == [
         "FG-CAP-002 leaf tier", "FG-CAP-005 leaf4"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("{host: 127.0.0.1, port: []}", "port [] is not a whole number 1-65535"),
+        ("{host: 127.0.0.1, port: true}", "port True is not a whole number 1-65535"),
+        ("'127.0.0.1:ssh'", "port 'ssh' is not a whole number 1-65535"),
+        ("'127.0.0.1:0'", "port '0' is not 1-65535"),
+        ("{host: 127.0.0.1, port: 70000}", "port 70000 is not 1-65535"),
+        ("[127.0.0.1, 22]", "['127.0.0.1', 22] is not a host, host:port or {host, port}"),
+        ("", "None is not a host, host:port or {host, port}"),
+        ("'a b'", "'a b' is not a host name or address"),
+        ("{host: 22}", "22 is not a host name or address"),
+    ],
+)
+def test_a_bad_hosts_entry_is_an_input_error_before_any_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str, said: str
+) -> None:
+    """Each entry of a hosts file is checked before a device is contacted: one line naming the file and device."""
+    from tests.fuzz import invoke
+
+    hosts = tmp_path / "hosts.yaml"
+    hosts.write_text(f"leaf1: {entry}\n" + "".join(f"{n}: 127.0.0.1:1\n" for n in ("spine1", "spine2", "leaf2")))
+    monkeypatch.setenv("FABRICGEN_USERNAME", "admin")
+    monkeypatch.setenv("FABRICGEN_PASSWORD", "not-used")
+    result = invoke(["drift", str(INVENTORIES / "lab"), "--hosts", str(hosts), "--no-lab", "--timeout", "1"])
+    assert (result.code, result.out) == (3, "")
+    assert result.err.splitlines() == [f"fabricgen: {hosts}: leaf1: {said}"]
+    assert result.network.attempts == [] and result.network.outside == []

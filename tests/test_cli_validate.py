@@ -148,3 +148,27 @@ def test_each_stage_imports_on_its_own(module: str) -> None:
     """Importing a stage first must work (a schema default that imports the catalog once made this a cycle)."""
     proc = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("tier", "value"),
+    [("leaf", "cumulus"), ("spine", "SONiC"), ("core", "Eos"), ("leaf", "nvidia")],
+)
+def test_an_intent_tiers_unknown_platform_is_one_input_problem(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, tier: str, value: str
+) -> None:
+    """An intent tier's platform is held to the same list as a switch's, at load: one line at the value, exit 3."""
+    text = (INVENTORIES / "su1" / "fabric.yaml").read_text()
+    text = text.replace("    spine: {model: sn5600}\n", "    spine: {model: sn5600}\n    core: {model: sn5600}\n")
+    text = text.replace(f"    {tier}: {{model: sn5600}}", f"    {tier}: {{model: sn5600, platform: {value}}}")
+    (tmp_path / "fabric.yaml").write_text(text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if f"platform: {value}" in t)
+    col = text.splitlines()[line - 1].index("platform:") + 1  # the key, as every problem of a mapping names it
+    code, out, err = run(capsys, str(tmp_path))
+    assert out == ""
+    assert code == 3, err
+    assert err.splitlines() == [
+        f"{tmp_path / 'fabric.yaml'}:{line}:{col}: intent.rail_optimized.{tier}.platform: unknown platform "
+        f"{value!r}; one of sonic, eos, nvue, nxos, junos, frr",
+        "1 input problem(s); nothing was checked further",
+    ]

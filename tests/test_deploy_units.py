@@ -98,6 +98,40 @@ def test_credentials_file_may_be_yaml_and_a_broken_one_never_echoes_its_content(
     assert "hunter2" not in str(exc.value)
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"username: ops\npassword: 0777\n", "'password' must be a string (quote it)"),  # YAML would read 777
+        (b"username: ops\npassword: [hunter2]\n", "'password' must be a string (quote it)"),
+        (b"username: ops\nssh_key: {path: x}\n", "'ssh_key' must be a string (quote it)"),
+        (b"username: ops\n", "needs a 'password' or an 'ssh_key' besides 'username'"),
+        (b"username: ops\npassword: '\xff\xfehunter2'\n", "not UTF-8 text"),
+    ],
+)
+def test_a_credentials_file_holds_strings_and_a_secret(tmp_path: Path, content: bytes, said: str) -> None:
+    """A secret is used as written or refused, never converted (a YAML number, a list) or left empty."""
+    f = tmp_path / "credentials.yaml"
+    f.write_bytes(content)
+    os.chmod(f, 0o600)
+    with pytest.raises(cred.CredentialsError) as exc:
+        cred.from_file(f)
+    assert str(exc.value) == f"{f}: {said}"
+
+
+def test_reading_credentials_shows_no_parser_warning_that_quotes_the_file(tmp_path: Path) -> None:
+    """A reused YAML anchor is valid YAML, and ruamel warns about it by quoting both lines: never a password."""
+    import warnings
+
+    f = tmp_path / "credentials.yaml"
+    f.write_text("username: &a ops\npassword: &a hunter2-secret\n")
+    os.chmod(f, 0o600)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = cred.from_file(f)
+    assert c.password == "hunter2-secret"
+    assert [str(w.message) for w in caught] == []
+
+
 def test_credentials_from_env_and_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FABRICGEN_USERNAME", "ops")
     monkeypatch.setenv("FABRICGEN_PASSWORD", "s3cr3t-pw")

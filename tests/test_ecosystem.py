@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 from click.testing import CliRunner
 from ruamel.yaml import YAML
 
@@ -173,6 +174,24 @@ def test_containerlab_multi_su_counts() -> None:
     assert all(per_node[n] == 64 for n in topo["nodes"] if not n.startswith("leaf"))
 
 
+def test_containerlab_topology_file_is_valid_against_containerlabs_own_schema(tmp_path: Path) -> None:
+    """The written ``lab.clab.yml`` against the JSON Schema containerlab publishes and validates topologies with
+    (tests/data/containerlab, see SOURCE.txt; containerlab itself is a Go binary needing Docker, not run here):
+    no error, and the schema is strict enough to refuse a kind containerlab has not (sanity of the oracle)."""
+    schema = json.loads((Path(__file__).parent / "data" / "containerlab" / "clab.schema.json").read_text())
+    validator = jsonschema.Draft7Validator(schema)
+    out = tmp_path / "clab"
+    result = CliRunner().invoke(app, ["export", "containerlab", str(INVENTORIES / "lab"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    topo = _yaml(out / "lab.clab.yml")
+    assert [e.message for e in validator.iter_errors(topo)] == []
+    nodes = topo["topology"]["nodes"]
+    assert all(end.split(":")[0] in nodes for link in topo["topology"]["links"] for end in link["endpoints"])
+    assert all(len(link["endpoints"]) == 2 for link in topo["topology"]["links"])  # veth: two ends, as documented
+    topo["topology"]["nodes"]["spine1"]["kind"] = "frr"
+    assert len(list(validator.iter_errors(topo))) == 1
+
+
 def test_containerlab_refuses_non_linux_port_names() -> None:
     with pytest.raises(ex.ExportError, match=r"Ethernet1/1 is not a Linux interface name"):
         ex.containerlab(fabric_as(INVENTORIES / "lab", "eos"))
@@ -202,7 +221,7 @@ def test_nornir_lab_exact() -> None:
     made = ex.nornir(load_fabric(INVENTORIES / "lab"), mgmt)
     hosts = {
         name: ({"hostname": "192.0.2.11", "port": 2222} if name == "leaf1" else {})
-        | {"platform": "sonic", "groups": [d["role"], "sonic"], "data": _data(name)}
+        | {"platform": "fabricgen_sonic", "groups": [d["role"], "sonic"], "data": _data(name)}
         for name, d in LAB_DATA.items()
     }
     assert made == {
@@ -211,23 +230,46 @@ def test_nornir_lab_exact() -> None:
             "spine": {"data": {"role": "spine"}},
             "leaf": {"data": {"role": "leaf"}},
             "sonic": {
-                "platform": "sonic",
-                "connection_options": {"napalm": {"platform": "sonic"}},
+                "platform": "fabricgen_sonic",
+                "connection_options": {"napalm": {"platform": "fabricgen_sonic"}},
                 "data": {"fabricgen_platform": "sonic"},
             },
         },
     }
 
 
-def test_nornir_platform_is_each_platforms_napalm_driver() -> None:
-    from fabricgen.render.platforms import PLATFORMS as REGISTRY
+@pytest.mark.parametrize(
+    ("platform", "driver"),
+    [("sonic", "fabricgen_sonic"), ("eos", "eos"), ("nxos", "nxos_ssh"), ("junos", "fabricgen_junos"),
+     ("nvue", "fabricgen_nvue"), ("frr", "fabricgen_frr")],
+)  # fmt: skip
+def test_nornir_platform_is_the_driver_name_napalm_loads(tmp_path: Path, platform: str, driver: str) -> None:
+    """Each host's NAPALM platform, as Nornir's SimpleInventory reads the written files, is a name that
+    ``napalm.get_network_driver`` loads, and loads the class fabricgen's own apply/drift use for that platform."""
+    from napalm import get_network_driver
+    from nornir.plugins.inventory.simple import SimpleInventory
 
-    for platform in ("eos", "nxos", "junos", "nvue", "frr"):
-        made = ex.nornir(fabric_as(INVENTORIES / "lab", platform))
-        assert {h["platform"] for h in made["hosts.yaml"].values()} == {REGISTRY[platform].napalm_driver}
-        assert made["groups.yaml"][platform]["connection_options"] == {
-            "napalm": {"platform": REGISTRY[platform].napalm_driver}
-        }
+    from fabricgen.deploy.drivers import driver_class
+
+    made = ex.nornir(fabric_as(INVENTORIES / "lab", platform))
+    for name, content in made.items():
+        (tmp_path / name).write_text(yaml.safe_dump(content))
+    inv = SimpleInventory(host_file=str(tmp_path / "hosts.yaml"), group_file=str(tmp_path / "groups.yaml")).load()
+    assert sorted(inv.hosts) == sorted(LAB_DATA)
+    for host in inv.hosts.values():
+        assert host.platform == driver
+        loaded = get_network_driver(host.get_connection_parameters("napalm").platform)
+        assert loaded is driver_class(platform)
+
+
+def test_every_registered_driver_is_exported_as_a_name_napalm_loads() -> None:
+    """Derived from the driver registry, so a platform added there is exported under a loadable name."""
+    from napalm import get_network_driver
+
+    from fabricgen.deploy.drivers import NAPALM_DRIVER, driver_class
+
+    for platform in NAPALM_DRIVER:
+        assert get_network_driver(ex.napalm_driver(platform)) is driver_class(platform)
 
 
 def test_ansible_lab_exact() -> None:
@@ -306,10 +348,10 @@ def test_nornir_loads_the_export_with_its_simple_inventory(tmp_path: Path) -> No
     inv = SimpleInventory(host_file=str(out / "hosts.yaml"), group_file=str(out / "groups.yaml")).load()
     assert sorted(inv.hosts) == sorted(LAB_DATA)
     leaf1 = inv.hosts["leaf1"]
-    assert (leaf1.hostname, leaf1.port, leaf1.platform) == ("192.0.2.11", 2222, "sonic")
+    assert (leaf1.hostname, leaf1.port, leaf1.platform) == ("192.0.2.11", 2222, "fabricgen_sonic")
     assert [g.name for g in leaf1.groups] == ["leaf", "sonic"]
     assert leaf1["asn"] == 4200100001 and leaf1["loopback"] == "10.0.0.1"
-    assert leaf1.get_connection_parameters("napalm").platform == "sonic"
+    assert leaf1.get_connection_parameters("napalm").platform == "fabricgen_sonic"
     assert sorted(h.name for h in inv.children_of_group("spine")) == ["spine1", "spine2"]
 
 

@@ -60,6 +60,13 @@ def test_hosts_document(tmp_path: Path) -> None:
     assert doc["written"] and all(Path(p).is_file() for p in doc["written"])
 
 
+def test_render_document(tmp_path: Path) -> None:
+    doc = document(["render", LAB, "-o", str(tmp_path), "--platform", "eos", "--check", "--format", "json"])
+    assert next(iter(doc)) == "format" and doc["format"] == JSON_FORMAT
+    assert (doc["ok"], doc["exit_code"], doc["switches"], doc["hosts"], doc["files"]) == (True, 0, 6, 4, 14)
+    assert (doc["checks"], doc["without_oracle"], doc["refused"]) == ([], ["eos"], [])
+
+
 def test_lab_status_without_a_lab(tmp_path: Path) -> None:
     inv = tmp_path / "fabric.yaml"  # a fabric name no lab was ever started for
     inv.write_text((INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace("name: ", "name: json-fmt-", 1))

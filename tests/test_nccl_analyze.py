@@ -119,3 +119,29 @@ def test_cli_json() -> None:
     assert res.exit_code == 0, res.output  # 49 % short is within a 60 % threshold
     doc = json.loads(res.output)
     assert doc["ok"] is True and doc["runs"][0]["flags"] == [] and doc["problems"] == []
+
+
+def test_a_log_killed_at_start_up_is_one_input_problem(tmp_path: Path) -> None:
+    """A job killed after its device list and before its first result row leaves nothing to hold against the model:
+    one line naming the file and the run's line, exit 3 (not an internal error)."""
+    lines = (NCCL / "healthy-2node.log").read_text().splitlines(keepends=True)
+    log = tmp_path / "killed.log"
+    log.write_text("".join(lines[:21]))  # the header and every '#  Rank' line
+    res = CliRunner().invoke(app, ["nccl", "analyze", str(LAB), str(log)])
+    assert res.exit_code == 3, res.output
+    assert f"{log}:2:1: no result row to compare: the run of line 2 ends at the end of the file" in res.output
+    assert "internal error" not in res.output
+    doc = json.loads(CliRunner().invoke(app, ["nccl", "analyze", str(LAB), str(log), "--format", "json"]).stdout)
+    assert doc["ok"] is False and doc["runs"] == []
+    assert [(p["file"], p["line"]) for p in doc["problems"]] == [(str(log), 2)]
+
+
+def test_a_run_killed_at_start_up_and_rerun_is_settled_by_the_rerun(tmp_path: Path) -> None:
+    lines = (NCCL / "healthy-2node.log").read_text().splitlines(keepends=True)
+    log = tmp_path / "rerun.log"
+    log.write_text("".join(lines[1:21] + lines))  # killed before its first row, then the complete run
+    res = CliRunner().invoke(app, ["nccl", "analyze", str(LAB), str(log), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [r["line"] for r in doc["runs"]] == [22] and doc["problems"] == []
+    assert any("line 1" in n and "settled by the complete rerun at line 22" in n for n in doc["notes"])

@@ -153,6 +153,16 @@ def test_bad_custom_field_names_the_object_and_exits_3(netbox: Stub, tmp_path: P
     assert not (tmp_path / "x").exists()
 
 
+def test_a_bad_cable_field_names_the_cable_record_and_exits_3(netbox: Stub, tmp_path: Path) -> None:
+    cable = netbox.lists["cables"][3]
+    cable["custom_fields"]["fabricgen_speed"] = [None]
+    run = fabricgen("import", "netbox", *SETTINGS, "-o", str(tmp_path / "x"), url=url_of(netbox))
+    assert run.returncode == 3 and "Traceback" not in run.stderr
+    (a,) = cable["a_terminations"]
+    at = f"netbox: dcim.cable {a['object']['device']['name']}:{a['object']['name']} (id {cable['id']})"
+    assert run.stderr.splitlines() == [f"{at}: custom field fabricgen_speed: [None] is not a whole number"]
+
+
 def test_unsafe_name_is_rejected_by_the_inventory_model(netbox: Stub, tmp_path: Path) -> None:
     spine = next(d for d in netbox.lists["devices"] if d["name"] == "spine1")
     spine["name"] = "spine1;reboot"

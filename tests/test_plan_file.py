@@ -110,3 +110,31 @@ def test_bad_base_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert result.exit_code == 3
     assert not valid_ref("--output=/tmp/x") and not valid_ref("a..b") and valid_ref("origin/main")
     assert Base.parse("before").ref is None and Base.parse("git:before").ref == "before"
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "message"),
+    [
+        (lambda d: d["topology"]["added"][0].pop("name"), "topology.added[0].name", "Field required"),
+        (lambda d: d["topology"]["counts"].update(switches_added="16"), "topology.counts.switches_added",
+         "Input should be a valid integer"),
+        (lambda d: d["topology"].update(changed={}), "topology.changed", "Input should be a valid list"),
+        (lambda d: d["inputs"]["new"].update(files=["fabric.yaml"]), "inputs.new.files",
+         "Input should be a valid dictionary"),
+    ],
+)
+def test_a_plan_of_the_wrong_shape_is_an_input_error_for_its_readers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: object, field: str, message: str
+) -> None:
+    """A saved plan edited out of shape: `diagram --plan` (and `apply`) refuse it naming the file and the field,
+    exit 3, instead of an internal error where they index into it."""
+    _copy_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert _plan(tmp_path, "--base", "before", "after", "-o", "plan.json", "--no-configs")[0] == 0
+    doc = json.loads(Path("plan.json").read_text())
+    edit(doc)  # type: ignore[operator]
+    Path("plan.json").write_text(json.dumps(doc))
+    result = CliRunner().invoke(app, ["diagram", "after", "--plan", "plan.json", "-o", "x.svg"])
+    assert result.exit_code == 3, result.output
+    assert f"plan.json:1:1: {field}: not a fabricgen plan: {message}" in result.output
+    assert not Path("x.svg").exists()

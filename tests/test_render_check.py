@@ -107,3 +107,61 @@ def test_an_unsupported_schema_release_is_reported(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr("fabricgen.render.check.nvue_oracle", lambda release: None)
     (result,) = check_files([ToCheck("x/startup.yaml", "nvue", "5.18", "- set: {}\n")])
     assert result.oracle == "not run: the installed nvueschema has no NVUE 5.18 schema"
+
+
+def _without(tmp_path: Path, *modules: str) -> dict[str, str]:
+    """An environment whose Python cannot import ``modules``: a package of that name first on the path, raising
+    ImportError as an uninstalled one does (the code under test runs unchanged, in its own process)."""
+    import os
+
+    blocked = tmp_path / "blocked"
+    for name in modules:
+        (blocked / name).mkdir(parents=True)
+        (blocked / name / "__init__.py").write_text(f"raise ImportError({f'No module named {name!r}'!r})\n")
+    root = Path(__file__).resolve().parent.parent
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked), str(root)])}
+
+
+@pytest.mark.parametrize(
+    ("platform", "blocked", "said"),
+    [
+        ("sonic", "libyang", "check sonic 202411: not run: the libyang binding is not installed "
+                             "(pip install 'fabricgen[yang]') (6 file(s) unchecked)"),
+        ("nvue", "nvueschema", "check nvue 5.14: not run: nvueschema is not installed "
+                               "(pip install 'fabricgen[oracles]') (6 file(s) unchecked)"),
+    ],
+)
+def test_a_check_that_could_not_run_exits_3_naming_what_to_install(
+    tmp_path: Path, platform: str, blocked: str, said: str
+) -> None:
+    """`render --check` in an environment without the oracle: the files are written, but the check that was asked
+    for did not run, so the exit code is 3 (not 0) and stderr says what to install."""
+    import subprocess
+    import sys
+
+    out_dir = tmp_path / "out"
+    env = _without(tmp_path, blocked)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fabricgen", "render", str(INVENTORIES / "lab"), "-o", str(out_dir),
+         "--platform", platform, "--check"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert said in proc.stdout.splitlines()
+    install = "pip install 'fabricgen[yang]'" if platform == "sonic" else "pip install 'fabricgen[oracles]'"
+    assert proc.stderr.splitlines() == [
+        f"render: --check did not run for {platform} {'202411' if platform == 'sonic' else '5.14'} "
+        f"(6 file(s) unchecked): {install}"
+    ]
+    assert (out_dir / "leaf1").is_dir()  # the files are still written
+    as_json = subprocess.run(
+        [sys.executable, "-m", "fabricgen", "render", str(INVENTORIES / "lab"), "-o", str(out_dir),
+         "--platform", platform, "--check", "--format", "json"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert as_json.returncode == 3
+    doc = json.loads(as_json.stdout)
+    assert (doc["ok"], doc["exit_code"], doc["check"]) == (False, 3, True)
+    (checked,) = doc["checks"]
+    assert (checked["platform"], checked["ran"], checked["files"], checked["install"]) == (platform, False, 6, install)
+    assert said.startswith(f"check {platform} {checked['release']}: {checked['oracle']}")

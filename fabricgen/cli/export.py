@@ -5,7 +5,6 @@ a second run writes byte-identical files."""
 from __future__ import annotations
 
 import io
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,6 @@ import click
 from ruamel.yaml import YAML
 
 from fabricgen.cli import EXIT_INPUT, EXIT_OK, FORMAT, echo_json, guarded, stdout_console
-
-_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 
 
 def dump_yaml(data: Any) -> str:
@@ -28,35 +25,29 @@ def dump_yaml(data: Any) -> str:
     return out.getvalue()
 
 
-def read_hosts(path: str) -> dict[str, Any]:
-    """The management hosts file `apply`/`drift` take (``device: host``, ``host:port`` or ``{host, port}``),
-    checked: every host a plain name or address, every port 1–65535."""
+def read_hosts(path: str, platforms: dict[str, str]) -> dict[str, Any]:
+    """The management hosts file `apply`/`drift` take (``device: host``, ``host:port`` or a mapping), each
+    entry checked as they check it for the device's platform (:func:`fabricgen.deploy.targets.host_port`: EOS
+    defaults to eAPI's port 443, the others to SSH's 22)."""
     from ruamel.yaml.error import YAMLError
 
+    from fabricgen.deploy.targets import TargetError, host_port
     from fabricgen.ecosystem.export import ExportError, Management
 
     try:
         data = YAML(typ="safe").load(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ExportError(f"{path}: not UTF-8 text") from None
     except (OSError, YAMLError) as exc:
         raise ExportError(f"{path}: {exc}".replace("\n", " ")) from None
     if not isinstance(data, dict):
         raise ExportError(f"{path}: expected a mapping device → host or {{host, port}}")
     out: dict[str, Management] = {}
     for name, entry in data.items():
-        if isinstance(entry, dict):
-            host, port = str(entry.get("host", name)), entry.get("port", 22)
-        else:
-            text = str(entry)
-            host, sep, p = text.rpartition(":")
-            host, port = (host, p) if sep and text.count(":") == 1 else (text, 22)
-        if not _HOST.match(host):
-            raise ExportError(f"{path}: {name}: {host!r} is not a host name or address")
         try:
-            number = int(port)
-        except (TypeError, ValueError):
-            number = 0
-        if not 1 <= number <= 65535:
-            raise ExportError(f"{path}: {name}: port {port!r} is not 1-65535")
+            host, number = host_port(path, str(name), entry, platforms.get(str(name), "frr"))
+        except TargetError as exc:
+            raise ExportError(str(exc)) from None
         out[str(name)] = Management(host, number)
     return out
 
@@ -82,7 +73,7 @@ def export_files(kind: str, inventory: str, hosts_file: str | None, image: str) 
         files["configs/daemons"] = ex.DAEMONS
         return files
     fabric = resolve(loaded)
-    mgmt = read_hosts(hosts_file) if hosts_file else None
+    mgmt = read_hosts(hosts_file, {n: s.platform for n, s in fabric.switches.items()}) if hosts_file else None
     made = ex.nornir(fabric, mgmt) if kind == "nornir" else ex.ansible(fabric, mgmt)
     return {name: dump_yaml(data) for name, data in made.items()}
 

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from pathlib import Path
+from typing import Any
 
 import click
+from rich.console import Console
 
 from fabricgen.checks import Finding
 from fabricgen.cli import (
     EXIT_FINDINGS,
     EXIT_INPUT,
     EXIT_OK,
+    FORMAT,
     background,
+    echo_json,
     guarded,
     stderr_console,
     stdout_console,
@@ -33,18 +38,22 @@ from fabricgen.render.check import Checked, ToCheck, check_files
 @click.option("--check", "check", is_flag=True,
               help="Validate what was written with the NOS vendor's schema: SONiC config_db.json with libyang and "
                    "SONiC's YANG models (the yang extra), NVUE startup.yaml with NVIDIA's NVUE schema of the "
-                   "switch's release (the oracles extra). Exits 1 if a file fails.")
+                   "switch's release (the oracles extra). Exits 1 if a file fails, 3 if a schema the files need "
+                   "is not installed (naming what to install).")
 @allow_findings_option
+@FORMAT
 @guarded
 def render(inventory: str, out_dir: str, platform_name: str | None, devices: tuple[str, ...], check: bool,
-           allow_findings: frozenset[str]) -> None:
+           allow_findings: frozenset[str], fmt: str) -> None:
     """Render INVENTORY into OUTPUT/<switch>/<files> and OUTPUT/hosts/<node>/{nic-qos.sh,nccl.env}.
 
     Output is deterministic: a second run writes byte-identical files (unchanged files are not rewritten).
     Every check runs too: with error findings the files are still written, the findings are counted on
     stderr and the exit code is 1 (unless --allow-findings names each failing rule), so a pipeline never
     ships what `fabricgen validate` rejects. With --check, 1 also when a written file fails its platform's
-    schema. Exits 3 on input errors or an output path that cannot be written.
+    schema, and 3 when a schema the written files need could not run (libyang or nvueschema not installed):
+    a check that was asked for and did not run never passes. Exits 3 on input errors or an output path that
+    cannot be written. With --format json the same outcome is one document on stdout (docs/json.md).
     """
     from fabricgen.inventory.load import load_inventory
     from fabricgen.qos import compute
@@ -99,19 +108,37 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
         (refused, waived), hosts, host_count = collect()
         written += host_count
     count = len(devices) if devices else len(fabric.switches)
-    stdout_console().print(f"rendered {count} switch(es) and {hosts} host(s): {written} files in {root}",
-                           markup=False)
+    text = fmt == "text"
+    if text:
+        stdout_console().print(f"rendered {count} switch(es) and {hosts} host(s): {written} files in {root}",
+                               markup=False)
     code = EXIT_OK
+    results: list[Checked] = []
+    without: set[str] = set()
     if check:
         platforms = {fabric.switches[n].platform for n in (devices or fabric.switches)}
-        code = _report_checks(check_files(to_check), platforms - set(ORACLE_FILES))
+        results, without = check_files(to_check), platforms - set(ORACLE_FILES)
+        code = _report_checks(results, without, text)
     if waived:
         err.print(f"render: {summary(waived)} allowed by --allow-findings", markup=False)
     if refused:
         err.print(f"render: {summary(refused)}: the files were written, but `fabricgen validate {inventory}` "
                   "rejects this fabric", markup=False)
-        code = EXIT_FINDINGS
+        code = max(code, EXIT_FINDINGS)  # a check that could not run (3) stays the answer
+    if not text:
+        echo_json({
+            "ok": code == EXIT_OK, "exit_code": code, "directory": str(root), "switches": count, "hosts": hosts,
+            "files": written, "check": check, "checks": [_check_dict(r) for r in results],
+            "without_oracle": sorted(without), "refused": [f.as_dict() for f in refused],
+            "allowed": [f.as_dict() for f in waived],
+        })
     raise SystemExit(code)
+
+
+def _check_dict(r: Checked) -> dict[str, Any]:
+    return {"platform": r.platform, "release": r.release, "oracle": r.oracle, "ran": r.ran, "files": r.files,
+            "invalid": len({path for path, _ in r.problems}),
+            "problems": [{"file": path, "problem": problem} for path, problem in r.problems], "install": r.install}
 
 
 FORK_SWITCHES = 256
@@ -122,14 +149,17 @@ ORACLE_FILES = {"sonic": "/config_db.json", "nvue": "/startup.yaml"}
 """The file of each platform that has an oracle (:mod:`fabricgen.render.check`)."""
 
 
-def _report_checks(results: list[Checked], without: set[str]) -> int:
-    """One line per platform and release saying which oracle ran over how many files, then one line per
-    problem (stderr); the exit code: 1 if any file failed."""
-    out, err = stdout_console(), stderr_console()
+def _report_checks(results: list[Checked], without: set[str], text: bool = True) -> int:
+    """One line per platform and release saying which oracle ran over how many files (stdout, ``text`` only), then
+    one line per problem (stderr); the exit code: 3 if an oracle that files needed could not run (one line on
+    stderr each, naming what to install), else 1 if any file failed."""
+    out, err = stdout_console() if text else Console(file=io.StringIO()), stderr_console()
     failed = False
+    not_run: list[Checked] = []
     for r in results:
         if not r.ran:
             out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False)
+            not_run.append(r)
             continue
         bad = len({path for path, _ in r.problems})
         verdict = f"{bad} of {r.files} file(s) invalid" if bad else f"{r.files} file(s) valid"
@@ -139,6 +169,11 @@ def _report_checks(results: list[Checked], without: set[str]) -> int:
         failed = failed or bad > 0
     for plat in sorted(without):
         out.print(f"check {plat}: no schema oracle for this platform", markup=False)
+    for r in not_run:
+        err.print(f"render: --check did not run for {r.platform} {r.release} ({r.files} file(s) unchecked): "
+                  f"{r.install}", markup=False)
+    if not_run:
+        return EXIT_INPUT
     return EXIT_FINDINGS if failed else EXIT_OK
 
 

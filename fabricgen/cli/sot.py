@@ -81,7 +81,7 @@ def check(devices: dict[str, Any], cabling: dict[str, Any], where: dict[str, str
             try:
                 model.model_validate(item)
             except ValidationError as exc:
-                at = where.get(str(item.get("name")), f"{kind}: dcim.cable {item.get('a')}")
+                at = where.get(str(item.get("name") or item.get("a")), f"{kind}: dcim.cable {item.get('a')}")
                 for err in exc.errors():
                     path = ".".join(str(p) for p in err["loc"])
                     problems.append(f"{at}: {path}: {err['msg']}")
@@ -99,7 +99,12 @@ def read_settings(kind: str, paths: tuple[str, ...]) -> tuple[dict[str, str], st
         rel = Path(path).name
         if rel in ("devices.yaml", "cabling.yaml") or rel in texts:
             fail(kind, f"{path}: the output already has a {rel}; rename the settings file")
-        texts[rel] = Path(path).read_text(encoding="utf-8")
+        try:
+            texts[rel] = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            fail(kind, f"{path}: not UTF-8 text")
+        except OSError as exc:
+            fail(kind, f"{path}: {exc.strerror or exc}")
         try:
             settings = YAML(typ="safe").load(texts[rel])
         except YAMLError as exc:

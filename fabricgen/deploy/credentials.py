@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,12 +50,15 @@ def check_permissions(path: Path) -> None:
 
 
 def _parse(path: Path, text: str) -> object:
-    """A credentials file's mapping, from JSON or YAML. Errors name the line only, never its content."""
+    """A credentials file's mapping, from JSON or YAML. Errors name the line only, never its content; the parser's
+    warnings (a reused anchor), which quote lines, are not shown."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return YAML(typ="safe", pure=True).load(text)  # JSON is YAML too
+        with warnings.catch_warnings():  # ruamel's warnings quote the file's lines, a secret among them
+            warnings.simplefilter("ignore")
+            return YAML(typ="safe", pure=True).load(text)  # JSON is YAML too
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}" if mark else ""
@@ -68,14 +72,21 @@ def from_file(path: str | Path) -> Credentials:
     p = Path(path)
     try:
         check_permissions(p)
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise CredentialsError(f"{p}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CredentialsError(f"{p}: not UTF-8 text") from None
     data = _parse(p, text)
     if not isinstance(data, dict) or not isinstance(data.get("username"), str):
         raise CredentialsError(f"{p}: needs at least a string 'username'")
-    key = data.get("ssh_key")
-    return Credentials(data["username"], str(data.get("password") or ""), str(key) if key else None, f"file {p}")
+    for name in ("password", "ssh_key"):  # YAML reads `password: 0777` as 777: a secret is never converted
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise CredentialsError(f"{p}: '{name}' must be a string (quote it)")
+    password, key = data.get("password") or "", data.get("ssh_key") or None
+    if not password and not key:
+        raise CredentialsError(f"{p}: needs a 'password' or an 'ssh_key' besides 'username'")
+    return Credentials(data["username"], password, key, f"file {p}")
 
 
 def from_env(env: dict[str, str] | None = None) -> Credentials | None:

@@ -249,13 +249,23 @@ def junos_paths(text: str) -> list[tuple[str, ...]]:
 # --------------------------------------------------------------------------------------------- JSON / YAML
 
 
+class UnreadableConfig(ValueError):
+    """A configuration that is not in its platform's format (a config_db or NVUE text that neither JSON nor YAML
+    reads). The one exception :func:`compare` raises: the device is not checked, and nothing is loaded on it."""
+
+
 def _load_doc(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
         from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
 
-        return YAML(typ="safe").load(text)
+        try:
+            return YAML(typ="safe").load(text)
+        except YAMLError as exc:
+            first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            raise UnreadableConfig(f"the configuration is neither JSON nor YAML ({first})") from None
 
 
 def tree_paths(doc: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -506,6 +516,7 @@ def platform_paths(platform: str, text: str) -> tuple[list[tuple[str, ...]], int
 
 def compare(platform: str, intended: str, running: str) -> ConfigDiff:
     """Intended vs running on the platform's hierarchy: every path only one side has, masked and tagged.
+    Raises :class:`UnreadableConfig` (and nothing else) for a text that is not in the platform's format.
 
     A SONiC bundle (config_db.json + frr.conf, :mod:`fabricgen.deploy.intended`) compares each part on its own
     hierarchy; frr.conf paths are shown with a ``frr.conf:`` prefix."""

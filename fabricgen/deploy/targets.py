@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -50,13 +52,18 @@ def _load_hosts(path: str) -> dict[str, Any]:
         from ruamel.yaml.error import YAMLError
 
         try:
-            data = YAML(typ="safe").load(text)
+            with warnings.catch_warnings():  # a reused anchor is valid YAML: no multi-line warning on stderr
+                warnings.simplefilter("ignore")
+                data = YAML(typ="safe").load(text)
         except YAMLError:
             raise TargetError(f"{path}: not a JSON or YAML mapping") from None
     if not isinstance(data, dict):
         raise TargetError(f"{path}: expected a mapping device → host or {{host, port}}")
     return data
 
+
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
+"""A host name, IPv4 or IPv6 address as a hosts file may give it (nothing a shell or URL would read otherwise)."""
 
 HOST_FIELDS = ("host", "port", "transport", "certificate", "ca_file")
 """The fields of a hosts-file entry written as a mapping (README, "Hosts file")."""
@@ -107,6 +114,8 @@ def entry_target(
         port = number or None
     else:
         raise TargetError(f"{where}: expected host, host:port or a mapping of {', '.join(HOST_FIELDS)}")
+    if not _HOST.match(host):
+        raise TargetError(f"{where}: host: {host!r} is not a host name or address")
     if platform != "eos":
         for field, value in (("transport", transport), ("certificate", cert), ("ca_file", ca)):
             if value is not None:
@@ -126,6 +135,13 @@ def entry_target(
     pin = cert.lower() if cert else pins.get((host, port))
     return Target(name, platform, host, port, None, known_hosts, transport, pin if transport == "https" else None,
                   os.path.expanduser(ca) if ca and transport == "https" else None, insecure and transport == "https")
+
+
+def host_port(source: str, name: str, entry: object, platform: str) -> tuple[str, int]:
+    """The ``(host, port)`` of one hosts-file entry, checked exactly as :func:`entry_target` checks it for apply,
+    drift and verify (the exports' management addresses)."""
+    target = entry_target(source, name, platform, entry, None, {})
+    return target.host, target.port
 
 
 def resolve_targets(

@@ -3,7 +3,8 @@
 * containerlab: one FRR container per switch, cabled like the inventory's switch–switch links, with
   the interface names fabricgen's FRR rendering and lab use (``swp<cage>[s<sub>]``: Linux-safe).
 * Nornir SimpleInventory: ``hosts.yaml`` and ``groups.yaml``, one group per role and per platform; a
-  host's ``platform`` is the NAPALM driver of its fabricgen platform (:mod:`fabricgen.render.platforms`).
+  host's ``platform`` is the name ``napalm.get_network_driver`` loads the driver of its fabricgen platform
+  under (:func:`napalm_driver`, from :data:`fabricgen.deploy.drivers.NAPALM_DRIVER`).
 * Ansible: a YAML inventory with a group per role and per platform; the platform groups carry
   ``ansible_network_os`` and ``ansible_connection``.
 
@@ -19,7 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fabricgen.render.platforms import PLATFORMS, frr_daemons
+from fabricgen.deploy.drivers import NAPALM_DRIVER
+from fabricgen.render.platforms import frr_daemons
 from fabricgen.topology.model import Fabric, Switch
 
 FRR_IMAGE = "quay.io/frrouting/frr:8.4.1"
@@ -40,6 +42,18 @@ ANSIBLE_NETWORK_OS: Mapping[str, tuple[str, str]] = {
 
 DAEMONS = frr_daemons("FRR daemons for a fabricgen switch: BGP (the fabric's routing) and the base daemons.", bfd=True)
 """``/etc/frr/daemons`` for the containers (the FRR image starts only zebra and staticd by default)."""
+
+
+def napalm_driver(platform: str) -> str:
+    """The name ``napalm.get_network_driver`` loads ``platform``'s driver under: NAPALM's own names as they are
+    (``eos``, ``nxos_ssh``), fabricgen's ``fabricgen.<x>`` as its community package ``napalm_fabricgen_<x>``
+    is found (``fabricgen_<x>``).
+
+    >>> napalm_driver("sonic"), napalm_driver("nxos")
+    ('fabricgen_sonic', 'nxos_ssh')
+    """
+    name = NAPALM_DRIVER[platform]
+    return "fabricgen_" + name.removeprefix("fabricgen.") if name.startswith("fabricgen.") else name
 
 
 class ExportError(ValueError):
@@ -118,7 +132,7 @@ def nornir(fabric: Fabric, mgmt: Mapping[str, Management] | None = None) -> dict
     platforms: list[str] = []
     for name, sw in fabric.switches.items():
         role = str(sw.role)
-        driver = PLATFORMS[sw.platform].napalm_driver
+        driver = napalm_driver(sw.platform)
         host: dict[str, Any] = {}
         if name in mgmt:
             host["hostname"] = mgmt[name].host
@@ -131,7 +145,7 @@ def nornir(fabric: Fabric, mgmt: Mapping[str, Management] | None = None) -> dict
         platforms += [sw.platform] if sw.platform not in platforms else []
     groups: dict[str, Any] = {role: {"data": {"role": role}} for role in roles}
     for p in platforms:
-        driver = PLATFORMS[p].napalm_driver
+        driver = napalm_driver(p)
         groups[p] = {
             "platform": driver,
             "connection_options": {"napalm": {"platform": driver}},

@@ -166,9 +166,10 @@ def read(client: Client, location: str) -> tuple[Sot, dict[str, str]]:
         ends = [ifaces.get(str(raw.get(f"termination_{s}_id"))) for s in "ab"]
         if ends[0] is None or ends[1] is None:
             continue  # not between two fabric devices
-        cable = cable_record(raw, f"nautobot: dcim.cable {ends[0][0]}:{ends[0][1]} (id {raw.get('id')})",
-                             ends[0], ends[1], problems)
+        at = f"nautobot: dcim.cable {ends[0][0]}:{ends[0][1]} (id {raw.get('id')})"
+        cable = cable_record(raw, at, ends[0], ends[1], problems)
         if cable is not None:
+            where[f"{ends[0][0]}:{ends[0][1]}"] = at  # device names have no ':'
             cables.append(cable)
     if problems:
         raise SotError(problems)

@@ -121,8 +121,10 @@ def read(client: Client, site: str) -> tuple[Sot, dict[str, str]]:
         a, b = _end(raw.get("a_terminations")), _end(raw.get("b_terminations"))
         if a is None or b is None or a[0] not in names or b[0] not in names:
             continue
-        cable = cable_record(raw, f"netbox: dcim.cable {a[0]}:{a[1]} (id {raw.get('id')})", a, b, problems)
+        at = f"netbox: dcim.cable {a[0]}:{a[1]} (id {raw.get('id')})"
+        cable = cable_record(raw, at, a, b, problems)
         if cable is not None:
+            where[f"{a[0]}:{a[1]}"] = at  # device names have no ':'
             cables.append(cable)
     if problems:
         raise SotError(problems)

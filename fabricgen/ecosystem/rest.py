@@ -55,9 +55,21 @@ class Client:
                 raise RestError(f"GET {endpoint}: not a paginated list")
             out.extend(r for r in page["results"] if isinstance(r, dict))
             url = page.get("next")
-            if url is not None and not str(url).startswith(self.base.split("/api/")[0]):
+            if url is not None and not self._same_server(str(url)):
                 raise RestError(f"GET {endpoint}: next page {url!r} is on another server")
         raise RestError(f"GET {endpoint}: more than {MAX_PAGES} pages")
+
+    def _same_server(self, url: str) -> bool:
+        """Whether ``url`` is on this client's server: the same scheme and network location, compared whole (a
+        link that only starts with it — ``http://sot:80`` → ``http://sot:8000``, ``https://sot`` →
+        ``https://sot.elsewhere`` — would receive the token).
+
+        >>> c = Client("http://127.0.0.1:4100", "t")
+        >>> c._same_server("http://127.0.0.1:4100/api/x/?offset=2"), c._same_server("http://127.0.0.1:41003/api/x/")
+        (True, False)
+        """
+        mine, theirs = urllib.parse.urlsplit(self.base), urllib.parse.urlsplit(url)
+        return (theirs.scheme, theirs.netloc.lower()) == (mine.scheme, mine.netloc.lower())
 
     def create(self, endpoint: str, body: dict[str, Any]) -> dict[str, Any]:
         made = self._call("POST", f"{self.base}{endpoint}", body)

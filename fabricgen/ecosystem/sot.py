@@ -263,7 +263,8 @@ def cable_record(raw: Mapping[str, Any], at: str, a: tuple[str, str], b: tuple[s
 
 def to_inventory(sot: Sot, where: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(devices, cabling)``: the ``switches``/``nodes`` and ``links`` sections of an explicit inventory.
-    ``where[device name]`` names the device's record for messages (``nautobot: dcim.device leaf1 (id …)``)."""
+    ``where[device name]`` names the device's record for messages (``nautobot: dcim.device leaf1 (id …)``), and
+    ``where["device:port"]`` the record of the cable whose first end that is (``netbox: dcim.cable leaf1:… (id …)``)."""
     problems: list[str] = []
     switches: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     nodes: list[dict[str, Any]] = []
@@ -307,7 +308,8 @@ def to_inventory(sot: Sot, where: Mapping[str, str]) -> tuple[dict[str, Any], di
     links: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     for cable in sot.cables:
         link: dict[str, Any] = {"a": f"{cable.a_device}:{cable.a_port}", "b": f"{cable.b_device}:{cable.b_port}"}
-        speed = _int_field(f"cable {link['a']}", "fabricgen_speed", cable.fields.get("fabricgen_speed"), problems)
+        at = where.get(link["a"], f"cable {link['a']}")
+        speed = _int_field(at, "fabricgen_speed", cable.fields.get("fabricgen_speed"), problems)
         if speed is not None:
             link["speed"] = speed
         if cable.length_m is not None:

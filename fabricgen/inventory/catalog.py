@@ -7,10 +7,9 @@ from importlib import resources
 
 from ruamel.yaml import YAML
 
-from fabricgen.inventory.schema import Catalog
+from fabricgen.inventory.schema import PLATFORMS, Catalog
 
-PLATFORMS = ("sonic", "eos", "nvue", "nxos", "junos", "frr")
-"""Network operating systems fabricgen knows (each has a template folder and a port-naming scheme)."""
+__all__ = ["PLATFORMS", "merged", "shipped"]
 
 
 @cache

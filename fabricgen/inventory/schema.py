@@ -93,6 +93,21 @@ Name = Annotated[
 """A device, model, profile, lane, platform or interface name: ASCII letters and digits, ``.``, ``_``, ``-``
 (first a letter or digit), at most 64 characters."""
 
+PLATFORMS = ("sonic", "eos", "nvue", "nxos", "junos", "frr")
+"""Network operating systems fabricgen knows (each has a template folder and a port-naming scheme)."""
+
+
+def _known_platform(value: str) -> str:
+    if value not in PLATFORMS:
+        raise ValueError(f"unknown platform {value!r}; one of {', '.join(PLATFORMS)}")
+    return value
+
+
+Platform = Annotated[Name, AfterValidator(_known_platform)]
+"""A platform (NOS) name, one of :data:`PLATFORMS` exactly as written there (``sonic``, not ``SONiC``): checked
+at load wherever an inventory names one (a switch, an intent tier, a catalog model), so nothing later meets an
+unknown platform."""
+
 Label = Annotated[
     str,
     _identifier(
@@ -231,7 +246,7 @@ class SwitchModel(Strict):
     breakouts: Annotated[list[str], AfterValidator(_breakouts)] = Field(
         description="supported cage modes such as 1x800G, 2x400G"
     )
-    platform: Name = Field(description="default platform (NOS) of this model")
+    platform: Platform = Field(description="default platform (NOS) of this model")
     buffer: AsicBuffer
     eos_tx_queue: Literal["tx-queue", "uc-tx-queue"] = Field(
         default="tx-queue",
@@ -460,11 +475,8 @@ class QosPolicy(QosOverride):
     @field_validator("platforms")
     @classmethod
     def _known_platforms(cls, platforms: dict[str, QosOverride]) -> dict[str, QosOverride]:
-        from fabricgen.inventory.catalog import PLATFORMS
-
         for name in platforms:
-            if name not in PLATFORMS:
-                raise ValueError(f"unknown platform {name!r}; one of {', '.join(PLATFORMS)}")
+            _known_platform(name)
         return platforms
 
     @field_validator("lanes")
@@ -709,7 +721,7 @@ class Switch(Strict):
     name: Name
     role: Annotated[Role, Field(strict=False)]
     model: Name
-    platform: Name | None = None
+    platform: Platform | None = None
     id: int | None = Field(default=None, ge=1, description="stable identity used for address/ASN allocation")
     asn: ASN | None = None
     loopback: Address | None = None
@@ -765,14 +777,14 @@ class Link(Strict):
 
 class TierIntent(Strict):
     model: Name
-    platform: Name | None = None
+    platform: Platform | None = None
     release: Release | None = Field(default=None, description="NOS release of the tier's switches")
     count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
 
 
 class LeafIntent(Strict):
     model: Name
-    platform: Name | None = None
+    platform: Platform | None = None
     release: Release | None = Field(default=None, description="NOS release of the leaves")
     uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
 

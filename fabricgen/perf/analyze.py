@@ -22,6 +22,9 @@ A run is flagged when
   the job's nodes under it are named;
 * ``data-errors``: nccl-tests counted wrong elements (``#wrong``) or out-of-bounds values.
 
+A run without a single result row (a job killed at start-up, after its device list) is not a result: it is an
+input problem at the run's line, unless a complete rerun of the same ranks follows it in the file (then a note).
+
 Nodes and rails are localised across runs: a node (rail) is a suspect when it takes part in a short run
 and in no passing run. With a single short run every node of it is a suspect and the report says that it
 cannot tell them apart (run node pairs, or one GPU per node per rail, to localise).
@@ -199,8 +202,8 @@ def analyze(
     """Compare parsed runs with the model. ``collective`` overrides what each log says; ``algorithm`` is
     the prediction measured runs are held against (``default``: the algorithm NCCL would have used for
     the run, see the module docstring; ``best``: the fastest algorithm the model knows; or one by name).
-    Runs that cannot be analysed (a host or device the inventory does not have, a collective that cannot
-    be told) are left out and reported in :attr:`Analysis.problems`, one per problem, with the file and
+    Runs that cannot be analysed (no result row, a host or device the inventory does not have, a collective that
+    cannot be told) are left out and reported in :attr:`Analysis.problems`, one per problem, with the file and
     line."""
     if not 0 < threshold < 1:
         raise ValueError(f"threshold must be in (0, 1), got {threshold}")
@@ -209,7 +212,18 @@ def analyze(
     problems: list[Problem] = []
     results: list[RunResult] = []
     notes: list[str] = []
-    for run in runs:
+    for i, run in enumerate(runs):
+        if not run.rows:  # a job killed at start-up: nothing to hold against the model
+            rerun = _rerun(run, runs[i + 1 :])
+            if rerun is not None:
+                notes.append(
+                    f"{run.file}: the run of line {run.line} has no result row and is settled by the complete "
+                    f"rerun at line {rerun.line}"
+                )
+            else:
+                why = run.incomplete or f"the run of line {run.line} has no result rows"
+                problems.append(Problem(SourcePos(run.file, run.line, 1), "", f"no result row to compare: {why}"))
+            continue
         coll = collective or run.collective()
         if coll is None:
             name = run.program or "this test"
@@ -253,10 +267,7 @@ def analyze(
                 f"largest message is {sizes[1]:,} B (< {large_bytes:,} B): bandwidth may not have reached its plateau"
             )
         below = ratio < 1 - threshold
-        if not run.rows:
-            flags.append("inconclusive")
-            details.append("no result row to compare")
-        elif below and plateau:
+        if below and plateau:
             flags.append("short")
             details.append(
                 f"measured {_gb(measured)} is {1 - ratio:.0%} below the expected {_gb(expected)} "
@@ -313,6 +324,15 @@ def analyze(
     nodes, rails, more = _localise(results)
     notes.extend(more)
     return Analysis(tuple(results), nodes, rails, tuple(notes), threshold, accept_fabric_limits, tuple(problems))
+
+
+def _same_ranks(a: NcclRun, b: NcclRun) -> bool:
+    return a.file == b.file and [(k.host, k.device) for k in a.ranks] == [(k.host, k.device) for k in b.ranks]
+
+
+def _rerun(run: NcclRun, later: Sequence[NcclRun]) -> NcclRun | None:
+    """The first complete run after ``run`` in its file with the same ranks (a rerun after a crash), if any."""
+    return next((x for x in later if x.incomplete is None and x.rows and _same_ranks(run, x)), None)
 
 
 def _supersede(results: list[RunResult]) -> list[RunResult]:

@@ -174,11 +174,13 @@ class NcclRun:
 
     def collective(self) -> Collective | None:
         """The collective, from the program name, the file name, or the table itself; None when unknown
-        (broadcast, reduce, sendrecv …) or ambiguous (``redop none``: all-gather or all-to-all)."""
+        (broadcast, reduce, sendrecv …), ambiguous (``redop none``: all-gather or all-to-all) or not shown (no row)."""
         for hint in (self.program or "", self.file.rsplit("/", 1)[-1]):
             found = program_collective(hint)
             if found is not None:
                 return found
+        if not self.rows:
+            return None
         row = self.rows[-1]
         if row.root >= 0:
             return None

@@ -25,7 +25,7 @@ from pathlib import Path
 from fabricgen import __version__
 from fabricgen.errors import InputError, Problem, SourcePos
 from fabricgen.plan.inputs import recheck
-from fabricgen.plan.model import Plan
+from fabricgen.plan.model import FORMAT, Plan
 
 
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
@@ -37,15 +37,32 @@ def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
 
 
 def load_plan(path: str | os.PathLike[str]) -> Plan:
-    """Read a plan written by :func:`save_plan`; raises :class:`InputError` when it is not one."""
+    """Read a plan written by :func:`save_plan`; raises :class:`InputError` when it is not one — including a plan
+    whose parts that ``apply`` and ``diagram`` read are not of the shape :func:`save_plan` writes (one problem per
+    field, :mod:`fabricgen.plan.shape`), so no reader of a loaded plan meets a missing key or a wrong type."""
+    from fabricgen.plan.shape import shape_problems
+
     p = Path(path)
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
-        return Plan.from_dict(doc)
     except FileNotFoundError:
         raise InputError([Problem(None, "", f"{p}: no such plan file")]) from None
+    except OSError as exc:
+        raise InputError([Problem(SourcePos(str(p), 1, 1), "", f"cannot read: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(SourcePos(str(p), 1, 1), "", f"not UTF-8 text: {exc.reason}")]) from None
     except json.JSONDecodeError as exc:
         raise InputError([Problem(SourcePos(str(p), exc.lineno, exc.colno), "", f"not JSON: {exc.msg}")]) from None
+    except RecursionError:
+        raise InputError([Problem(SourcePos(str(p), 1, 1), "", "not a fabricgen plan: nested too deeply")]) from None
+    if isinstance(doc, dict) and doc.get("format") == FORMAT:
+        problems = shape_problems(doc)
+        if problems:
+            raise InputError([Problem(SourcePos(str(p), 1, 1), f, f"not a fabricgen plan: {m}") for f, m in problems])
+    try:
+        if not isinstance(doc, dict):
+            raise ValueError("a plan is a JSON object")
+        return Plan.from_dict(doc)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError([Problem(SourcePos(str(p), 1, 1), "", f"not a fabricgen plan: {exc}")]) from None
 

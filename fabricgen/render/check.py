@@ -286,6 +286,7 @@ class Checked:
     ran: bool
     files: int
     problems: tuple[tuple[str, str], ...]  # (file, problem)
+    install: str | None = None  # when it did not run: what to install so that it runs
 
 
 @dataclass(frozen=True)
@@ -312,23 +313,29 @@ def check_files(files: Iterable[ToCheck]) -> list[Checked]:
     out: list[Checked] = []
     for (plat, release), group in sorted(groups.items()):
         validate: Callable[[str], list[str]] | None
+        install: str | None = None
         if plat == "sonic":
             sonic = sonic_oracle()
             validate = sonic.problems if sonic is not None else None
-            name = f"libyang + SONiC YANG models (sonic-buildimage {sonic_revision()})" if sonic else \
-                "not run: the libyang binding is not installed (pip install 'fabricgen[yang]')"
+            if sonic is not None:
+                name = f"libyang + SONiC YANG models (sonic-buildimage {sonic_revision()})"
+            else:
+                install = "pip install 'fabricgen[yang]'"
+                name = f"not run: the libyang binding is not installed ({install})"
         else:
             nvue = nvue_oracle(release)
             validate = nvue.problems if nvue is not None else None
             if nvue is not None:
                 name = f"nvueschema NVUE {release} OpenAPI models, strict"
             elif not nvue_releases():
-                name = "not run: nvueschema is not installed (pip install 'fabricgen[oracles]')"
+                install = "pip install 'fabricgen[oracles]'"
+                name = f"not run: nvueschema is not installed ({install})"
             else:
+                install = f"an nvueschema with the NVUE {release} schema (pip install --upgrade nvueschema)"
                 name = f"not run: the installed nvueschema has no NVUE {release} schema"
         problems: list[tuple[str, str]] = []
         if validate is not None:
             for f in group:
                 problems.extend((f.path, p) for p in validate(f.text))
-        out.append(Checked(plat, release, name, validate is not None, len(group), tuple(problems)))
+        out.append(Checked(plat, release, name, validate is not None, len(group), tuple(problems), install))
     return out

@@ -33,7 +33,6 @@ class Platform:
     template_dir: str
     files: tuple[OutputFile, ...]
     main: str  # the file a driver pushes
-    napalm_driver: str
     max_mtu: int  # largest L2 MTU of a front-panel port
     config_format: Format
 
@@ -56,7 +55,6 @@ PLATFORMS: dict[str, Platform] = {
                 OutputFile("frr.conf", "sonic/frr.conf.j2", "text"),
             ),
             "config_db.json",
-            "sonic",
             9216,
             "json",
         ),
@@ -66,7 +64,6 @@ PLATFORMS: dict[str, Platform] = {
             "eos",
             (OutputFile("startup-config", "eos/startup-config.j2", "text"),),
             "startup-config",
-            "eos",
             9214,
             "text",
         ),
@@ -76,7 +73,6 @@ PLATFORMS: dict[str, Platform] = {
             "nvue",
             (OutputFile("startup.yaml", "nvue/startup.yaml.j2", "yaml"),),
             "startup.yaml",
-            "nvue",
             9216,
             "yaml",
         ),
@@ -86,7 +82,6 @@ PLATFORMS: dict[str, Platform] = {
             "nxos",
             (OutputFile("startup-config", "nxos/startup-config.j2", "text"),),
             "startup-config",
-            "nxos",
             9216,
             "text",
         ),
@@ -96,7 +91,6 @@ PLATFORMS: dict[str, Platform] = {
             "junos",
             (OutputFile("config.set", "junos/config.set.j2", "text"),),
             "config.set",
-            "junos",
             9216,
             "text",
         ),
@@ -112,7 +106,6 @@ PLATFORMS: dict[str, Platform] = {
                 OutputFile("qos.sh", "frr/qos.sh.j2", "text"),
             ),
             "frr.conf",
-            "frr",
             9216,
             "text",
         ),
