@@ -265,15 +265,15 @@ def test_apply_refuses_a_fabric_with_error_findings_before_contacting_any_device
 @pytest.mark.parametrize(
     ("entry", "said"),
     [
-        ("{host: 127.0.0.1, port: []}", "port [] is not a whole number 1-65535"),
-        ("{host: 127.0.0.1, port: true}", "port True is not a whole number 1-65535"),
-        ("'127.0.0.1:ssh'", "port 'ssh' is not a whole number 1-65535"),
-        ("'127.0.0.1:0'", "port '0' is not 1-65535"),
-        ("{host: 127.0.0.1, port: 70000}", "port 70000 is not 1-65535"),
-        ("[127.0.0.1, 22]", "['127.0.0.1', 22] is not a host, host:port or {host, port}"),
-        ("", "None is not a host, host:port or {host, port}"),
-        ("'a b'", "'a b' is not a host name or address"),
-        ("{host: 22}", "22 is not a host name or address"),
+        ("{host: 127.0.0.1, port: []}", "port: expected a number 1-65535, got []"),
+        ("{host: 127.0.0.1, port: true}", "port: expected a number 1-65535, got True"),
+        ("'127.0.0.1:ssh'", "expected host or host:port (port 1-65535), got '127.0.0.1:ssh'"),
+        ("'127.0.0.1:0'", "expected host or host:port (port 1-65535), got '127.0.0.1:0'"),
+        ("{host: 127.0.0.1, port: 70000}", "port: expected a number 1-65535, got 70000"),
+        ("[127.0.0.1, 22]", "expected host, host:port or a mapping of host, port, transport, certificate, ca_file"),
+        ("", "expected host, host:port or a mapping of host, port, transport, certificate, ca_file"),
+        ("'a b'", "host: 'a b' is not a host name or address"),
+        ("{host: 22}", "host: expected a string, got 22"),
     ],
 )
 def test_a_bad_hosts_entry_is_an_input_error_before_any_connection(

@@ -240,7 +240,7 @@ def test_nornir_lab_exact() -> None:
 
 @pytest.mark.parametrize(
     ("platform", "driver"),
-    [("sonic", "fabricgen_sonic"), ("eos", "eos"), ("nxos", "nxos_ssh"), ("junos", "fabricgen_junos"),
+    [("sonic", "fabricgen_sonic"), ("eos", "fabricgen_eos"), ("nxos", "nxos_ssh"), ("junos", "fabricgen_junos"),
      ("nvue", "fabricgen_nvue"), ("frr", "fabricgen_frr")],
 )  # fmt: skip
 def test_nornir_platform_is_the_driver_name_napalm_loads(tmp_path: Path, platform: str, driver: str) -> None:
