@@ -2,8 +2,9 @@
 hold, a guard that keeps every socket on this machine, and the corpus of found cases.
 
 **The property.** Whatever the input, a command ends with exit code 0, 1, 2 or 3 — never 4 (an internal error) and
-never an exception out of :func:`fabricgen.cli.main` — prints no ``Traceback``, and when it exits 3 (an input
-error) its output names the input that is wrong (the file the fuzzer wrote, or the argument it gave).
+never an exception out of :func:`fabricgen.cli.main` — prints no ``Traceback`` and no Python warning, and when it
+exits 3 (an input error) its output names the input that is wrong (the file the fuzzer wrote, or the argument it
+gave).
 
 **The budget.** ``FABRICGEN_FUZZ_EXAMPLES`` examples per property (default :data:`DEFAULT_EXAMPLES`). Under ``CI``
 the examples are derandomized (the same inputs every run, so CI is reproducible and its time is known); locally each
@@ -140,6 +141,7 @@ class Run:
     out: str
     err: str
     network: NetworkLog
+    warnings: tuple[str, ...] = ()  # the category of each Python warning the run raised (shown on stderr)
 
     @property
     def output(self) -> str:
@@ -165,7 +167,8 @@ def invoke(argv: Sequence[str]) -> Run:
             os.environ["FABRICGEN_DEBUG"] = saved
     # a warning reaches the user's terminal in a real process (pytest would keep it to itself): part of the output
     shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught)
-    return Run(tuple(argv), code, out.getvalue(), err.getvalue() + shown, net)
+    return Run(tuple(argv), code, out.getvalue(), err.getvalue() + shown, net,
+               tuple(w.category.__name__ for w in caught))
 
 
 def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any] | None = None,
@@ -190,6 +193,8 @@ def check(run: Run, names: Sequence[str | os.PathLike[str]], case: dict[str, Any
         problems.append("a traceback in the output")
     if "internal error" in run.output:
         problems.append("an internal error in the output")
+    if run.warnings:
+        problems.append(f"Python warnings on stderr ({'; '.join(sorted(set(run.warnings)))[:200]})")
     if secrets and any(secret in run.output for secret in secrets):
         problems.append("a secret of the input in the output")
     if not live and (run.network.attempts or run.network.outside):

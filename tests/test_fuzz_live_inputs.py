@@ -7,6 +7,7 @@ Found cases live in ``tests/data/fuzz/live/`` and are replayed first."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -119,6 +120,7 @@ def saved_plan() -> tuple[str, str]:
     """``plan -o plan.json`` of the lab against a copy of it with one cable longer (its leaf changes), and the
     directory of that copy; inputs named by absolute path, so the plan's check of its inputs passes anywhere."""
     root = Path(tempfile.mkdtemp(prefix="fg-fuzz-plan-"))
+    atexit.register(shutil.rmtree, root, True)
     new = root / "lab"
     shutil.copytree(ROOT / "inventories" / "lab", new)
     cabling = (new / "cabling.yaml").read_text(encoding="utf-8")

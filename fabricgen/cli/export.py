@@ -5,6 +5,7 @@ a second run writes byte-identical files."""
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ def read_hosts(path: str, platforms: dict[str, str]) -> dict[str, Any]:
     from fabricgen.ecosystem.export import ExportError, Management
 
     try:
-        data = YAML(typ="safe").load(Path(path).read_text(encoding="utf-8"))
+        with warnings.catch_warnings():  # a reused anchor is valid YAML: no multi-line warning on stderr
+            warnings.simplefilter("ignore")
+            data = YAML(typ="safe").load(Path(path).read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise ExportError(f"{path}: not UTF-8 text") from None
     except (OSError, YAMLError) as exc:

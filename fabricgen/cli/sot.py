@@ -6,6 +6,7 @@ and the token is never printed."""
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +107,9 @@ def read_settings(kind: str, paths: tuple[str, ...]) -> tuple[dict[str, str], st
         except OSError as exc:
             fail(kind, f"{path}: {exc.strerror or exc}")
         try:
-            settings = YAML(typ="safe").load(texts[rel])
+            with warnings.catch_warnings():  # a reused anchor is valid YAML: no multi-line warning on stderr
+                warnings.simplefilter("ignore")
+                settings = YAML(typ="safe").load(texts[rel])
         except YAMLError as exc:
             fail(kind, f"{path}: {exc}".replace("\n", " "))
         if settings is not None and not isinstance(settings, dict):

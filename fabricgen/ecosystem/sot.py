@@ -251,7 +251,8 @@ def cable_record(raw: Mapping[str, Any], at: str, a: tuple[str, str], b: tuple[s
     unit = unit.get("value") if isinstance(unit, dict) else unit
     length_m: float | None = None
     if length is not None:
-        if unit not in _LENGTH_UNITS or isinstance(length, bool) or not isinstance(length, int | float):
+        if not isinstance(unit, str) or unit not in _LENGTH_UNITS or isinstance(length, bool) \
+                or not isinstance(length, int | float):
             problems.append(f"{at}: length {length!r} {unit!r}: not a length in m, cm or km")
             return None
         length_m = round(float(length) * _LENGTH_UNITS[unit], 6)
