@@ -14,7 +14,6 @@ seconds suffices. Set ``FABRICGEN_CRASH_MATRIX=FILE`` to have each outcome appen
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -35,8 +34,9 @@ from fabricgen.deploy.drivers.frr import FrrDriver
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift
 from fabricgen.lab import lab as labmod
-from fabricgen.lab.machine import missing_prerequisites, netns_exists
-from tests.conftest import INVENTORIES, require
+from fabricgen.lab.machine import missing_prerequisites
+from tests.conftest import require
+from tests.labkit import lab_inventory, lab_up
 
 WHY = missing_prerequisites()
 if WHY and not os.environ.get("CI"):
@@ -55,10 +55,7 @@ def _prerequisites() -> None:
 
 @pytest.fixture(scope="module")
 def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("inv")
-    text = (INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace("name: lab-frr", f"name: {FABRIC}")
-    (d / "fabric.yaml").write_text(text)
-    return d
+    return lab_inventory(tmp_path_factory.mktemp("inv"), FABRIC)
 
 
 @pytest.fixture(scope="module")
@@ -68,21 +65,7 @@ def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def lab(inventory: Path) -> Iterator[labmod.LabState]:
-    from fabricgen.inventory.load import load_inventory
-    from fabricgen.topology.resolve import resolve
-
-    fabric = resolve(load_inventory(inventory))
-    with open("/tmp/fabricgen-test-lab.lock", "w") as lock:  # one lab at a time on this machine
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        leftover = labmod.load_state(FABRIC)
-        if leftover is not None:
-            labmod.down_state(leftover)
-        st = labmod.up(fabric)
-        try:
-            yield st
-        finally:
-            labmod.down_state(st)
-            assert not any(netns_exists(ns) for ns in st.netns_created), "namespaces left behind"
+    yield from lab_up(inventory)
 
 
 @pytest.fixture(scope="module")

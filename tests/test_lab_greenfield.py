@@ -12,7 +12,6 @@ the later waves pass whether a leaf still advertises ``localhost`` or already it
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -25,8 +24,9 @@ from fabricgen.deploy.apply import ApplyOptions, apply
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import load_live, run_verify
 from fabricgen.lab import lab as labmod
-from fabricgen.lab.machine import missing_prerequisites, netns_exists
-from tests.conftest import INVENTORIES, require
+from fabricgen.lab.machine import missing_prerequisites
+from tests.conftest import require
+from tests.labkit import lab_inventory, lab_up
 
 WHY = missing_prerequisites()
 if WHY and not os.environ.get("CI"):
@@ -43,29 +43,12 @@ def _prerequisites() -> None:
 
 @pytest.fixture(scope="module")
 def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("inv")
-    text = (INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace("name: lab-frr", f"name: {FABRIC}")
-    (d / "fabric.yaml").write_text(text)
-    return d
+    return lab_inventory(tmp_path_factory.mktemp("inv"), FABRIC)
 
 
 @pytest.fixture(scope="module")
 def lab(inventory: Path) -> Iterator[labmod.LabState]:
-    from fabricgen.inventory.load import load_inventory
-    from fabricgen.topology.resolve import resolve
-
-    fabric = resolve(load_inventory(inventory))
-    with open("/tmp/fabricgen-test-lab.lock", "w") as lock:  # one lab at a time on this machine
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        leftover = labmod.load_state(FABRIC)
-        if leftover is not None:
-            labmod.down_state(leftover)
-        st = labmod.up(fabric)
-        try:
-            yield st
-        finally:
-            labmod.down_state(st)
-            assert not any(netns_exists(ns) for ns in st.netns_created), "namespaces left behind"
+    yield from lab_up(inventory)
 
 
 def _heard(lab: labmod.LabState, switch: str) -> dict[str, set[str]]:

@@ -7,7 +7,6 @@ the module and always torn down, also on failure.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -25,8 +24,9 @@ from fabricgen.deploy.apply import ApplyOptions, apply, state_dir
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift, run_verify
 from fabricgen.lab import lab as labmod
-from fabricgen.lab.machine import missing_prerequisites, netns_exists
-from tests.conftest import INVENTORIES, require
+from fabricgen.lab.machine import missing_prerequisites
+from tests.conftest import require
+from tests.labkit import lab_inventory, lab_up
 
 WHY = missing_prerequisites()
 if WHY and not os.environ.get("CI"):
@@ -42,11 +42,7 @@ FABRIC = "fgtest-lab"
 
 @pytest.fixture(scope="module")
 def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """inventories/lab-frr under a fabric name of its own, so a user's lab of lab-frr is never touched."""
-    d = tmp_path_factory.mktemp("inv")
-    text = (INVENTORIES / "lab-frr" / "fabric.yaml").read_text().replace("name: lab-frr", f"name: {FABRIC}")
-    (d / "fabric.yaml").write_text(text)
-    return d
+    return lab_inventory(tmp_path_factory.mktemp("inv"), FABRIC)
 
 
 @pytest.fixture(scope="module")
@@ -66,27 +62,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def lab(inventory: Path, env: dict[str, str]) -> Iterator[labmod.LabState]:
-    from fabricgen.inventory.load import load_inventory
-    from fabricgen.topology.resolve import resolve
-
-    fabric = resolve(load_inventory(inventory))
-    # One lab of this name per machine: checkouts that run the suite side by side take turns here.
-    with open("/tmp/fabricgen-test-lab.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield from _lab_up(fabric)
-
-
-def _lab_up(fabric: Any) -> Iterator[labmod.LabState]:
-    leftover = labmod.load_state(FABRIC)
-    if leftover is not None:
-        labmod.down_state(leftover)
-    state = labmod.up(fabric)
-    try:
-        yield state
-    finally:
-        labmod.down_state(state)
-        assert not any(netns_exists(ns) for ns in state.netns_created), "namespaces left behind"
-        assert not state.dir.exists()
+    yield from lab_up(inventory)
 
 
 def vtysh(state: labmod.LabState, switch: str, *commands: str) -> str:
