@@ -290,3 +290,18 @@ def test_a_bad_hosts_entry_is_an_input_error_before_any_connection(
     assert (result.code, result.out) == (3, "")
     assert result.err.splitlines() == [f"fabricgen: {hosts}: leaf1: {said}"]
     assert result.network.attempts == [] and result.network.outside == []
+
+
+def test_a_hosts_file_with_a_yaml_syntax_error_names_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken hosts file is one line with the file, line and column of the syntax error, before any connection."""
+    from tests.fuzz import invoke
+
+    hosts = tmp_path / "hosts.yaml"
+    hosts.write_text("spine1: 127.0.0.1:1\nleaf1: {host: 127.0.0.1\nleaf2: 127.0.0.1:1\n")
+    monkeypatch.setenv("FABRICGEN_USERNAME", "admin")
+    monkeypatch.setenv("FABRICGEN_PASSWORD", "not-used")
+    result = invoke(["drift", str(INVENTORIES / "lab"), "--hosts", str(hosts), "--no-lab", "--timeout", "1"])
+    assert (result.code, result.out) == (3, "")
+    [line] = result.err.splitlines()
+    assert line.startswith(f"fabricgen: {hosts}:3:") and "YAML syntax error" in line, line
+    assert result.network.attempts == []

@@ -49,12 +49,16 @@ def _load_hosts(path: str) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError:
         from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         try:
             with warnings.catch_warnings():  # a reused anchor is valid YAML: no multi-line warning on stderr
                 warnings.simplefilter("ignore")
                 data = YAML(typ="safe").load(text)
+        except MarkedYAMLError as exc:  # a hosts file holds no secret: its line and the parser's words are shown
+            mark = exc.problem_mark or exc.context_mark
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+            raise TargetError(f"{where}: YAML syntax error: {exc.problem or exc.context}") from None
         except YAMLError:
             raise TargetError(f"{path}: not a JSON or YAML mapping") from None
     if not isinstance(data, dict):
