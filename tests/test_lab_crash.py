@@ -34,23 +34,14 @@ from fabricgen.deploy.drivers.frr import FrrDriver
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift
 from fabricgen.lab import lab as labmod
-from fabricgen.lab.machine import missing_prerequisites
-from tests.conftest import require
-from tests.labkit import lab_inventory, lab_up
+from tests.labkit import lab_inventory, lab_up, skip_module_without_lab
 
-WHY = missing_prerequisites()
-if WHY and not os.environ.get("CI"):
-    pytest.skip("lab tests need: " + "; ".join(WHY), allow_module_level=True)
+skip_module_without_lab()
 
 FABRIC = "fgtest-crash"
 DEVICE = "leaf1"
 REVERT = 8  # seconds: the revert window of every apply here
 OLD, NEW = "log syslog warnings", "log syslog informational"  # the previous configuration's line, intent's
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _prerequisites() -> None:
-    require(not WHY, "lab tests need: " + "; ".join(WHY))
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ the later waves pass whether a leaf still advertises ``localhost`` or already it
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,21 +23,12 @@ from fabricgen.deploy.apply import ApplyOptions, apply
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import load_live, run_verify
 from fabricgen.lab import lab as labmod
-from fabricgen.lab.machine import missing_prerequisites
-from tests.conftest import require
-from tests.labkit import lab_inventory, lab_up
+from tests.labkit import lab_inventory, lab_up, skip_module_without_lab
 
-WHY = missing_prerequisites()
-if WHY and not os.environ.get("CI"):
-    pytest.skip("lab tests need: " + "; ".join(WHY), allow_module_level=True)
+skip_module_without_lab()
 
 FABRIC = "fgtest-green"
 LEAVES = ("leaf1", "leaf2", "leaf3", "leaf4")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _prerequisites() -> None:
-    require(not WHY, "lab tests need: " + "; ".join(WHY))
 
 
 @pytest.fixture(scope="module")

@@ -24,18 +24,10 @@ from fabricgen.deploy.apply import ApplyOptions, apply, state_dir
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift, run_verify
 from fabricgen.lab import lab as labmod
-from fabricgen.lab.machine import missing_prerequisites
-from tests.conftest import require
-from tests.labkit import lab_inventory, lab_up
+from tests.labkit import lab_inventory, lab_up, skip_module_without_lab
 
-WHY = missing_prerequisites()
-if WHY and not os.environ.get("CI"):
-    pytest.skip("lab tests need: " + "; ".join(WHY), allow_module_level=True)
+skip_module_without_lab()
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _prerequisites() -> None:
-    require(not WHY, "lab tests need: " + "; ".join(WHY))
 
 FABRIC = "fgtest-lab"
 
