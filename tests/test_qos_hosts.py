@@ -132,13 +132,13 @@ def test_explain_port_names_each_source() -> None:
 
 def test_explain_says_which_headroom_source_it_used(tmp_path: Path) -> None:
     runner = CliRunner()
-    # leaf1:Ethernet0, 400G on 3 m: below the table's first point, continued at the formula's 1515 B/m:
-    # 231424 − 2 × 1515.15 = 228393.7 → 223.04 KiB → 224 KiB (the formula alone: 213 KiB)
+    # leaf1:Ethernet0, 400G on 3 m: below the table's first point, the first row (5 m: 231424 B) is the floor
+    # (the formula alone: 213 KiB)
     host = runner.invoke(app, ["explain", str(INVENTORIES / "lab"), "leaf1:Ethernet0", "--format", "json"])
     values = {v["name"]: (v["value"], v["source"]) for v in json.loads(host.output)["values"]}
     assert values["headroom pg 3 xoff"] == (
-        "229376 B",
-        "table:sn5600 (NVIDIA SN5600 static headroom, 400G, extrapolated below 5 m)",
+        "231424 B",
+        "table:sn5600 (NVIDIA SN5600 static headroom, 400G, first row (5 m) for a shorter cable)",
     )
     # the same model redefined in the inventory's own catalog without a table: the formula, and says so
     inv = tmp_path / "inv"

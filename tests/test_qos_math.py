@@ -82,7 +82,8 @@ def table_xoff(speed: int, length: float) -> int:
 
 def vendor_floor(speed: int, length: float) -> float:
     """Independent reading of the published SN5600 table for a port of ``speed``: each row at or below
-    the speed, linear between its points, continued beyond them at the formula's per-metre growth
+    the speed, linear between its points, held at its first point below the shortest published length (the
+    smallest published row is a floor), continued above the longest at the formula's per-metre growth
     (2 × speed / signal speed / 8 bytes on the cable, × 3 cell occupancy)."""
     best = 0.0
     for row_speed, row in SN5600_TABLE.items():
@@ -91,7 +92,7 @@ def vendor_floor(speed: int, length: float) -> float:
         per_m = 2 * row_speed * 1e9 / 1.98e8 / 8 * 3.0
         (m0, x0), (m1, x1), (m2, x2) = sorted(row.items())
         if length <= m0:
-            v = x0 - per_m * (m0 - length)
+            v = x0
         elif length <= m1:
             v = x0 + (x1 - x0) * (length - m0) / (m1 - m0)
         elif length <= m2:
@@ -114,6 +115,13 @@ def test_headroom_never_below_the_vendor_table_nor_the_formula(speed: int, lengt
     assert got >= xoff(speed, length)
     assert got % 1024 == 0
     assert got - max(vendor_floor(speed, length), xoff(speed, length)) < 1024  # only the KiB rounding on top
+
+
+@pytest.mark.parametrize("length", [0.5, 1.0, 3.0, 4.99])
+def test_a_cable_shorter_than_the_first_row_gets_at_least_the_first_row(length: float) -> None:
+    # NVIDIA publishes nothing below 5 m: its 5 m value (400G: 231,424 B) is the least a shorter cable gets
+    assert table_xoff(400, length) >= SN5600_TABLE[400][5]
+    assert table_xoff(800, length) >= SN5600_TABLE[800][5]
 
 
 @given(

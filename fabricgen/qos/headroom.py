@@ -13,8 +13,9 @@ Where the vendor publishes a static xoff table for the switch model (catalog ``h
 formula is never allowed to go below it: ``xoff = max(formula, table floor)``. The table floor at a port
 speed is the highest interpolated value of every published row at or below that speed (a faster port
 never needs less headroom than a slower one), where a row is interpolated linearly between its published
-cable lengths and extrapolated beyond them with the formula's own slope (bytes on the cable × cell
-occupancy per metre, which is what the formula adds per metre). Both terms grow with length and speed,
+cable lengths, extrapolated above the longest with the formula's own slope (bytes on the cable × cell
+occupancy per metre, which is what the formula adds per metre), and held at the first row below the shortest
+(a shorter cable never gets less than the smallest published value). Both terms grow with length and speed,
 so their maximum does too, and at a published point the result is the published value whenever the
 formula lies below it. ``HeadroomBytes.xoff_source`` says which term won.
 
@@ -108,18 +109,21 @@ def interpolate_row(
     points: tuple[tuple[float, int], ...], length_m: float, slope: float
 ) -> tuple[float, str]:
     """A published row's xoff at ``length_m`` and how it was obtained: the point itself, linear between
-    the two published lengths around it, or extrapolated from the nearest end with ``slope`` bytes/m.
+    the two published lengths around it, extrapolated above the longest with ``slope`` bytes/m, and the first
+    row's value below the shortest length (a floor: never extrapolated down).
 
     >>> row = ((5.0, 1000), (40.0, 4500))
     >>> interpolate_row(row, 5, 10.0), interpolate_row(row, 12, 10.0), interpolate_row(row, 50, 10.0)
     ((1000.0, 'at 5 m'), (1700.0, 'interpolated 5–40 m'), (4600.0, 'extrapolated above 40 m'))
     >>> interpolate_row(row, 1, 10.0)
-    (960.0, 'extrapolated below 5 m')
+    (1000.0, 'first row (5 m) for a shorter cable')
     """
     first_m, first_x = points[0]
     last_m, last_x = points[-1]
     if length_m < first_m:
-        return first_x - slope * (first_m - length_m), f"extrapolated below {_m(first_m)} m"
+        # the shortest published length is a floor: a shorter cable never gets less than the vendor's first row
+        # (the vendor publishes no value below it, and the formula's own term still applies on top)
+        return float(first_x), f"first row ({_m(first_m)} m) for a shorter cable"
     if length_m > last_m:
         return last_x + slope * (length_m - last_m), f"extrapolated above {_m(last_m)} m"
     for (lo_m, lo_x), (hi_m, hi_x) in itertools.pairwise(points):
