@@ -196,11 +196,11 @@ def test_buffer_fit_counts_the_vendor_table_headroom(tmp_path: Path) -> None:
             "        xoff_bytes: {400G: {5m: 231424, 40m: 283648}, 800G: {5m: 257024, 40m: 362496}}\n"
         )
     f = _one(qos_findings(inv), "FG-QOS-009", "leaf1")
-    # 8 host ports: 400G, 3 m → 231424 − 2 × 1515.15 → 224 KiB xoff, + 19,456 xon = 248,832
+    # 8 host ports: 400G, 3 m → the 5 m row is the floor: 231,424 xoff, + 19,456 xon = 250,880
     # 4 uplinks: 800G, 30 m → 257024 + 105472 × 25/35 → 325 KiB xoff, + xon + one MTU = 361,472
-    assert 8 * 248_832 + 4 * 361_472 == 3_436_544
+    assert 8 * 250_880 + 4 * 361_472 == 3_452_928
     assert f.message == (
-        "lossless headroom 3436544 B over 12 priority groups exceeds the ASIC buffer 2097152 B (catalog:sn5600)"
+        "lossless headroom 3452928 B over 12 priority groups exceeds the ASIC buffer 2097152 B (catalog:sn5600)"
     )
 
 
