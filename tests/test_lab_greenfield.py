@@ -63,13 +63,14 @@ def _rename(lab: labmod.LabState, switch: str, name: str) -> None:
 
 
 def _hear_only(lab: labmod.LabState, switch: str, names: set[str], bound: float = 30.0) -> None:
-    """Wait until ``switch``'s lldpd hears exactly ``names``."""
+    """Wait until ``switch``'s lldpd hears exactly ``names``, asking every switch's lldpd to send now (a leaf hears
+    the spines only when the spines send: lldpd's own interval is 30 s, the length of this wait)."""
     deadline = time.monotonic() + bound
     while _names_heard(lab, switch) != names:
         assert time.monotonic() < deadline, (switch, _heard(lab, switch), {
             leaf: labmod.switch_exec(lab, leaf, ["hostname"]).strip() for leaf in LEAVES})
-        for leaf in LEAVES:
-            labmod.switch_exec(lab, leaf, ["lldpcli", "update"])
+        for sender in ("spine1", "spine2", *LEAVES):
+            labmod.switch_exec(lab, sender, ["lldpcli", "update"])
         time.sleep(1.0)
 
 
