@@ -102,7 +102,7 @@ def test_sonic_tables_carry_the_roce_policy(lab_qos: Any) -> None:
     fabric, qos = lab_qos
     db = json.loads(render_device(fabric, "leaf1", qos).main)
     meta = db["DEVICE_METADATA"]["localhost"]
-    assert meta["type"] == "LeafRouter" and meta["docker_routing_config_mode"] == "split"
+    assert meta["type"] == "ToRRouter" and meta["docker_routing_config_mode"] == "split"
     assert meta["bgp_asn"] == "4200100001" and meta["hostname"] == "leaf1"
     port = db["PORT"]["Ethernet0"]
     assert port["speed"] == "400000" and port["mtu"] == "9216" and port["lanes"] == "0,1,2,3"
@@ -191,3 +191,37 @@ def test_explain_shows_the_cable_class_and_release() -> None:
     values = {v["name"]: (v["value"], v["source"]) for v in json.loads(result.output)["values"]}
     assert values["nos release"] == ("sonic 202411", "default")
     assert values["sonic CABLE_LENGTH"][0].startswith("5m (standard class for 3 m")
+
+
+NVIDIA_BUFFERS = Path(__file__).resolve().parents[1].parent / "shared" / "sonic-platform" / "nvidia_buffers.json"
+TOPOLOGY = {"ToRRouter": "t0", "LeafRouter": "t1", "SpineRouter": "t2", "UpperSpineRouter": "t2"}
+"""sonic-buildimage files/build_templates/buffers_config.j2: the buffers_defaults_<topo>.j2 each type selects."""
+
+
+@pytest.mark.parametrize("inventory", BUNDLED)
+def test_sonic_buffer_names_are_buffermgrd_s_and_the_type_has_nvidia_s_template(inventory: str) -> None:
+    """Every lossless PG's profile is named ``pg_lossless_<port speed>_<the port's CABLE_LENGTH>_profile`` (the
+    name buffermgrd looks up, so it keeps the profile instead of writing its own), and the device type selects a
+    buffers_defaults_<topo>.j2 that NVIDIA's templates for the rendered SKU have (nvidia_buffers.json)."""
+    from tests.test_render_common import fabric_as
+
+    templates = json.loads(NVIDIA_BUFFERS.read_text(encoding="utf-8"))["skus"]
+    fabric = fabric_as(INVENTORIES / inventory, "sonic")
+    qos = compute(fabric)
+    lossless = typed = 0
+    for name in sorted(fabric.switches):
+        db = json.loads(render_device(fabric, name, qos).main)
+        meta = db["DEVICE_METADATA"]["localhost"]
+        if meta["hwsku"] in templates:  # NVIDIA's SKUs (the others have no buffers_defaults_* of NVIDIA's)
+            assert TOPOLOGY[meta["type"]] in templates[meta["hwsku"]], (name, meta["type"], meta["hwsku"])
+            typed += 1
+        cables = db.get("CABLE_LENGTH", {}).get("AZURE", {})
+        for key, row in db.get("BUFFER_PG", {}).items():
+            port = key.split("|")[0]
+            if row["profile"].startswith("pg_lossless_"):
+                speed = db["PORT"][port]["speed"]
+                assert row["profile"] == f"pg_lossless_{speed}_{cables[port]}_profile", (name, key)
+                assert row["profile"] in db["BUFFER_PROFILE"]
+                lossless += 1
+    assert lossless > 0
+    assert typed == sum(sw.model in {"sn5600", "sn5400", "sn4700"} for sw in fabric.switches.values())

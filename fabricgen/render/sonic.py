@@ -25,7 +25,13 @@ HWSKU = {
 }
 """SONiC HwSKU and platform string of the catalog models SONiC runs on (others get a generic name)."""
 
-DEVICE_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "core": "UpperSpineRouter"}
+DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "LeafRouter"}
+"""``DEVICE_METADATA|localhost.type`` per role. SONiC's buffer configuration picks the SKU's
+``buffers_defaults_<topo>.j2`` by this type (sonic-buildimage ``files/build_templates/buffers_config.j2``:
+``*ToRRouter`` → t0, ``*LeafRouter`` → t1, ``*SpineRouter`` → t2), and the NVIDIA SN5600, SN5400 and SN4700 SKUs
+ship t0 and t1 only (one SN4700 SKU, Mellanox-SN4700-C128, has a t2): a ``SpineRouter`` there makes
+``config qos reload`` look for a file that does not exist. So a leaf is a ToRRouter (its server ports are short
+copper) and a spine or core a LeafRouter (the t1 defaults assume the longer optical links)."""
 
 INGRESS_POOL = "ingress_lossless_pool"
 EGRESS_POOL = "egress_lossless_pool"
@@ -201,8 +207,10 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
         "egress_lossless_profile": {"pool": EGRESS_POOL, "size": "0", "static_th": str(b.pool_bytes)},
         "egress_lossy_profile": {"dynamic_th": "7", "pool": EGRESS_POOL, "size": "9216"},
     }
+    pg_names = buffermgrd_names(q.headroom_profiles)
     for h in q.headroom_profiles:
-        profiles[h.name] = _pg_profile(h)
+        name = pg_names[h.name]
+        profiles[name] = _larger(profiles.get(name), _pg_profile(h))
     db["BUFFER_PROFILE"] = profiles
     port_qos: dict[str, dict[str, str]] = {}
     queues: dict[str, dict[str, str]] = {}
@@ -235,7 +243,7 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
         for prio in q.pfc_priorities:  # every PG the map uses gets a profile: lossy where this port has no PFC
             buffer_pg[f"{i.name}|{prio}"] = {"profile": "ingress_lossy_profile"}
         for prio, h in iq.headroom:
-            buffer_pg[f"{i.name}|{prio}"] = {"profile": h.name}
+            buffer_pg[f"{i.name}|{prio}"] = {"profile": pg_names[h.name]}
         if prof.pfc_priorities:
             buffer_queue[f"{i.name}|{prof.lossless_queues}"] = {"profile": "egress_lossless_profile"}
         for q_range in index_ranges(prof.lossy_queues):
@@ -284,6 +292,32 @@ def index_ranges(indexes: Iterable[int]) -> list[str]:
         else:
             runs.append([v])
     return [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs]
+
+
+def buffermgrd_names(headroom: Iterable[HeadroomData]) -> dict[str, str]:
+    """The SONiC name of each headroom profile: ``pg_lossless_<speed>_<CABLE_LENGTH>_profile``, where the cable
+    length is the port's ``CABLE_LENGTH`` value (:func:`cable_class`), not its length in metres.
+
+    That is the name buffermgrd looks for (sonic-swss ``cfgmgr/buffermgr.cpp``, ``doSpeedUpdateTask``: on a port's
+    speed or cable-length update it builds ``pg_lossless_`` + speed + ``_`` + cable + ``_profile``, uses the
+    BUFFER_PROFILE of that name where it exists and otherwise writes its own from ``pg_profile_lookup.ini``, then
+    points the port's lossless PGs at it). A profile under any other name is replaced at the next update.
+
+    >>> from fabricgen.render.data import HeadroomData
+    >>> h = HeadroomData("pg_lossless_400000_3m_profile", 400000, "3m", 3, 1, 1, 2, "dynamic", 0, 0, "t")
+    >>> buffermgrd_names([h])
+    {'pg_lossless_400000_3m_profile': 'pg_lossless_400000_5m_profile'}
+    """
+    return {h.name: f"pg_lossless_{h.speed_mbps}_{cable_class(h.cable_m).written}_profile" for h in headroom}
+
+
+def _larger(a: dict[str, str] | None, b: dict[str, str]) -> dict[str, str]:
+    """Of two headroom profiles that fall under one buffermgrd name (two cable lengths of one ``CABLE_LENGTH``
+    class at one speed), the one reserving more: the name can hold one profile, and every port under it then has
+    at least the headroom its own cable needs."""
+    if a is None:
+        return b
+    return a if (int(a["size"]), int(a["xoff"])) >= (int(b["size"]), int(b["xoff"])) else b
 
 
 def _pg_profile(h: HeadroomData) -> dict[str, str]:
