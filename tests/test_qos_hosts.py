@@ -115,8 +115,8 @@ def test_explain_port_names_each_source() -> None:
     assert result.exit_code == 0, result.output
     values = {v["name"]: (v["value"], v["source"]) for v in json.loads(result.output)["values"]}
     assert values["peer"][0] == "spine1:Ethernet0"
-    assert values["cnp_tc"] == ("6", "platform:sonic-spectrum")
-    assert values["ecn queue 3"] == ("min 1048576 B, max 2097152 B, 5%", "platform:sonic")
+    assert values["cnp_tc"] == ("6", "asic:spectrum")
+    assert values["ecn queue 3"] == ("min 150000 B, max 1500000 B, 100%", "asic:spectrum")
     assert values["headroom pg 3 cable_m"] == ("30", "inventory:links")
     # 800G, 30 m, 8-lane port: NVIDIA's SN5600 table between 5 m (257024) and 40 m (362496):
     # 257024 + 105472 × 25/35 = 332361.1 → 325 KiB (the formula alone gives 297 KiB); size = xoff + xon + one MTU

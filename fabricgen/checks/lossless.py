@@ -21,6 +21,7 @@ FG-QOS-012  PFC only on priorities that carry a lossless lane (never on a lane d
 FG-QOS-013  ETS weights of a port sum to at most 100 %, and every ETS lane that carries traffic has one
 FG-QOS-014  lanes that share a traffic class agree on whether it is lossless
 FG-QOS-015  the PFC watchdog's action is one the switch's NOS has (``forward`` only on SONiC)
+FG-QOS-016  (info) the switches' default CNP classes differ: the one class fabricgen uses fabric-wide
 =========== ==========================================================================================
 """
 
@@ -198,38 +199,84 @@ def _diff_text(a: Mapping[int, int], b: Mapping[int, int], limit: int = 4) -> st
     return shown + more
 
 
+def _more(names: list[str], shown: int = 3) -> str:
+    """``a, b, c and 5 more``: the first ``shown`` of ``names``."""
+    more = f" and {len(names) - shown:,} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+Diffs = tuple[tuple[int, int | None, int | None], ...]
+
+
+def _diffs(a: Mapping[int, int], b: Mapping[int, int]) -> Diffs:
+    return tuple(map_differences(a, b))
+
+
 def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
     """FG-QOS-002: the DSCP → priority map is identical along every RoCE path: on both ends of every
-    link and on every port of each switch."""
-    for link, qa, qb in _failing_links(fabric, _maps_differ):
+    link and on every port of each switch.
+
+    One cause, one finding: the links whose two ends differ in the same DSCPs the same way are one finding (named
+    by the first link, with the count of the others), and so are the switches whose ports differ the same way."""
+    by_cause: dict[Diffs, list[tuple[Link, _Qos, _Qos]]] = {}
+    for qa, qb, links in _link_classes(fabric):
+        if _maps_differ(qa, qb):
+            by_cause.setdefault(_diffs(_dscp_map(qa), _dscp_map(qb)), []).extend((link, qa, qb) for link in links)
+    groups = [sorted(hits, key=lambda hit: hit[0].index) for hits in by_cause.values()]
+    groups.sort(key=lambda hits: hits[0][0].index)
+    for hits in groups:
+        link, qa, qb = hits[0]
         a, b = _ends(link, qa, qb)
+        more = (f"; the same on {len(hits) - 1:,} more link{'s' if len(hits) > 2 else ''} "
+                f"({_more([f'{h[0].a.device}:{h[0].a.port}' for h in hits[1:]])})" if len(hits) > 1 else "")
         yield Finding(
             "FG-QOS-002",
             Severity.ERROR,
             a.name,
-            f"DSCP→priority map differs from its peer {b.name}: {_diff_text(a.dscp_to_tc, b.dscp_to_tc)}",
+            f"DSCP→priority map differs from its peer {b.name}: {_diff_text(a.dscp_to_tc, b.dscp_to_tc)}{more}",
             "use one map fabric-wide (a per-platform or per-role cnp_tc override often causes this)",
             link.src,
         )
+    qos = compute(fabric)
+    on_switch: dict[Diffs, list[tuple[str, PortQos, PortQos, int]]] = {}
     for name, distinct in _distinct(fabric).items():
         first: dict[int, PortQos] = {}
         for port in distinct:
             first.setdefault(id(port.dscp_to_tc), port)
-        if len(first) > 1:
-            ports = list(first.values())
-            base = ports[0]
-            for other in ports[1:]:
-                if dict(other.dscp_to_tc) == dict(base.dscp_to_tc):
-                    continue
-                yield Finding(
-                    "FG-QOS-002",
-                    Severity.ERROR,
-                    f"{name}:{other.port}",
-                    f"DSCP→priority map differs from {name}:{base.port} on the same switch "
-                    f"(peers {other.peer} and {base.peer}): {_diff_text(other.dscp_to_tc, base.dscp_to_tc)}",
-                    "a RoCE packet is classified on ingress and queued by that class on egress: one map per path",
-                    fabric.switches[name].src,
-                )
+        if len(first) < 2:
+            continue
+        ports = list(first.values())
+        base = ports[0]
+        base_map = dict(base.dscp_to_tc)
+        counts: dict[int, int] = {}  # id(map) → ports with that map object
+        maps: dict[int, Mapping[int, int]] = {}
+        for _, shared in qos.switches[name].ports.shared_items():
+            m = shared.dscp_to_tc
+            counts[id(m)] = counts.get(id(m), 0) + 1
+            maps[id(m)] = m
+        reported: set[Diffs] = set()
+        for other in ports[1:]:
+            other_map = dict(other.dscp_to_tc)
+            key = _diffs(other_map, base_map)
+            if not key or key in reported:
+                continue
+            reported.add(key)
+            n = sum(counts[k] for k, m in maps.items() if dict(m) == other_map)
+            on_switch.setdefault(key, []).append((name, other, base, n))
+    for hits in on_switch.values():
+        name, other, base, _ = hits[0]
+        total = sum(n for *_, n in hits)
+        more = (f"; {total:,} ports on {len(hits):,} switches differ the same way ({_more([h[0] for h in hits])})"
+                if len(hits) > 1 else "")
+        yield Finding(
+            "FG-QOS-002",
+            Severity.ERROR,
+            f"{name}:{other.port}",
+            f"DSCP→priority map differs from {name}:{base.port} on the same switch "
+            f"(peers {other.peer} and {base.peer}): {_diff_text(other.dscp_to_tc, base.dscp_to_tc)}{more}",
+            "a RoCE packet is classified on ingress and queued by that class on egress: one map per path",
+            fabric.switches[name].src,
+        )
 
 
 def pfc_consistent(fabric: Fabric) -> Iterator[Finding]:
@@ -769,6 +816,27 @@ def watchdog_action(fabric: Fabric) -> Iterator[Finding]:
             )
 
 
+def cnp_fabric_wide(fabric: Fabric) -> Iterator[Finding]:
+    """FG-QOS-016 (info): the switches' default CNP classes differ (Spectrum's 6, Broadcom's and Cisco's 7) and the
+    inventory sets no ``qos.cnp_tc``: fabricgen puts CNP on one class everywhere (:func:`fabricgen.qos.policy.
+    fabric_cnp`) so that every DSCP → priority map agrees, and says which."""
+    chosen = compute(fabric).policy.fabric_cnp
+    if chosen is None:
+        return
+    defaults = ", ".join(
+        f"{tc} on {n:,} switch{'es' if n != 1 else ''} ({source})" for source, tc, n in chosen.defaults
+    )
+    yield Finding(
+        "FG-QOS-016",
+        Severity.INFO,
+        "qos",
+        f"the switches' default CNP classes differ ({defaults}): CNP (DSCP 48) uses priority {chosen.tc} on every "
+        f"switch and NIC, the priority ConnectX sends CNPs on",
+        "set qos.cnp_tc to choose another class",
+        fabric.pos("qos"),
+    )
+
+
 CHECKS = (
     trust_mode,
     dscp_map_consistent,
@@ -785,4 +853,5 @@ CHECKS = (
     ets_weights,
     tc_lossiness,
     watchdog_action,
+    cnp_fabric_wide,
 )

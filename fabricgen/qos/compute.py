@@ -71,7 +71,9 @@ def _setting_source(fabric: Fabric, name: str) -> str:
 class _Computer:
     def __init__(self, fabric: Fabric) -> None:
         self.fabric = fabric
-        self.policy: ResolvedPolicy = resolve_policy(fabric.qos_policy)
+        models = fabric.catalog.switches
+        kinds = [(sw.platform, models[sw.model].asic) for sw in fabric.switches.values()]
+        self.policy: ResolvedPolicy = resolve_policy(fabric.qos_policy, kinds)
         self.mtu = fabric.settings.switch_mtu
         self.mtu_source = _setting_source(fabric, "switch_mtu")
         self.host_mtu = fabric.settings.host_mtu

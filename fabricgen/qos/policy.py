@@ -6,13 +6,18 @@ Layers, later ones win::
     default  →  platform:<name>  →  override:qos  →  override:qos.platforms.<name>  →  override:qos.roles.<role>
 
 Built-in policy (roce.md §1): RoCE data DSCP 26 → priority 3, lossless, ECN, ETS 50 %; CNP DSCP 48 →
-strict priority, not PFC-enabled, on priority 6 (NVIDIA: nvue, SONiC on Spectrum) or 7 (eos, nxos,
-junos, SONiC on other ASICs); storage DSCP 18 → priority 4, lossy, ETS 25 %; everything else →
+strict priority, not PFC-enabled, on the class the switch's ASIC family uses (:func:`platform_cnp_tc`: 6 on NVIDIA
+Spectrum, 7 on Broadcom and Cisco silicon); storage DSCP 18 → priority 4, lossy, ETS 25 %; everything else →
 priority 0, lossy, ETS 25 %.
+
+A fabric whose switches' CNP defaults differ (Spectrum leaves under Tomahawk spines) gets one CNP class
+fabric-wide (:func:`fabric_cnp`), unless the inventory sets ``qos.cnp_tc``: a DSCP → priority map that differs
+along a RoCE path breaks the lossless contract (FG-QOS-002).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -27,6 +32,7 @@ from fabricgen.inventory.schema import (
     WatchdogSpec,
 )
 from fabricgen.qos import ecn as ecn_defaults
+from fabricgen.qos.asic import asic_family
 from fabricgen.qos.maps import dscp_map
 from fabricgen.qos.model import EcnProfile, Lane, PfcWatchdog, Trust
 
@@ -47,21 +53,82 @@ DEFAULT_WATCHDOG = WatchdogSpec()
 DEFAULT_THRESHOLD = PfcThresholdSpec()
 
 
-def platform_cnp_tc(platform: str, asic: str) -> tuple[int, str]:
-    """CNP priority per platform: 6 on NVIDIA (nvue, SONiC on Spectrum), 7 on Broadcom/Arista/Cisco/Juniper.
+FAMILY_CNP_TC = {"spectrum": 6, "tomahawk": 7, "trident": 7, "jericho": 7, "cloudscale": 7}
+"""CNP priority by ASIC family. 6 on NVIDIA Spectrum: ``nv set qos roce`` maps switch priority 6 to the strict CNP
+traffic class (Cumulus Linux user guide, "RDMA over Converged Ethernet - RoCE", default RoCE configuration), the
+ConnectX default. 7 on Broadcom and Cisco silicon: the Broadcom, Arista and Cisco RoCE examples of roce.md §1, e.g.
+"RoCE CNP traffic tagged with DSCP 48 and PRIORITY 7" (Juniper JVD "AI data center, Apstra, AMD": DCQCN
+configuration for RDMA traffic on NICs, Broadcom Thor2 defaults)."""
 
-    >>> platform_cnp_tc("nvue", "Spectrum-4"), platform_cnp_tc("sonic", "Tomahawk-5")
-    ((6, 'platform:nvue'), (7, 'platform:sonic-broadcom'))
+PLATFORM_CNP_TC = {"nvue": 6, "sonic": 7, "eos": 7, "nxos": 7, "junos": 7}
+"""CNP priority by NOS, for silicon the catalog names no family of (the NOS's usual examples, roce.md §1)."""
+
+
+def platform_cnp_tc(platform: str, asic: str) -> tuple[int, str]:
+    """A switch's default CNP priority and its source: by ASIC family, else by NOS, else ConnectX's 6.
+
+    >>> platform_cnp_tc("nvue", "Spectrum-4"), platform_cnp_tc("sonic", "Spectrum-4")
+    ((6, 'asic:spectrum'), (6, 'asic:spectrum'))
+    >>> platform_cnp_tc("sonic", "Tomahawk-5"), platform_cnp_tc("eos", "Tomahawk-5"), platform_cnp_tc("eos", "X")
+    ((7, 'asic:tomahawk'), (7, 'asic:tomahawk'), (7, 'platform:eos'))
     """
-    if platform == "nvue":
-        return 6, "platform:nvue"
-    if platform == "sonic":
-        if asic.lower().startswith("spectrum"):
-            return 6, "platform:sonic-spectrum"
-        return 7, "platform:sonic-broadcom"
-    if platform in ("eos", "nxos", "junos"):
-        return 7, f"platform:{platform}"
+    family = asic_family(asic)
+    if family in FAMILY_CNP_TC:
+        return FAMILY_CNP_TC[family], f"asic:{family}"
+    if platform in PLATFORM_CNP_TC:
+        return PLATFORM_CNP_TC[platform], f"platform:{platform}"
     return DEFAULT_CNP_TC, "default"
+
+
+@dataclass(frozen=True, slots=True)
+class FabricCnp:
+    """The one CNP class a mixed fabric uses: ``tc`` (:data:`DEFAULT_CNP_TC`), ``source`` (what ``explain`` shows)
+    and ``defaults``: the switches' own defaults that disagreed, ``(source, tc, switches)`` sorted by source."""
+
+    tc: int
+    source: str
+    defaults: tuple[tuple[str, int, int], ...]
+
+
+def _sets_cnp(spec: QosPolicy) -> bool:
+    """Whether the inventory chose the CNP class for every port (``qos.cnp_tc``, both roles, or a CNP lane's tc)."""
+    if spec.cnp_tc is not None:
+        return True
+    roles = [spec.roles.get(role) for role in ("host", "fabric")]
+    if all(r is not None and r.cnp_tc is not None for r in roles):
+        return True
+    lanes = spec.lanes if spec.lanes is not None else ()
+    return any(ls.purpose == "cnp" and ls.tc is not None for ls in lanes)
+
+
+def fabric_cnp(spec: QosPolicy, switches: Iterable[tuple[str, str]]) -> FabricCnp | None:
+    """The fabric-wide CNP class when the defaults of ``switches`` (``(platform, asic)`` of each) differ and the
+    inventory chose none; ``None`` otherwise. Switches whose platform sets ``qos.platforms.<p>.cnp_tc`` keep it.
+
+    The choice is :data:`DEFAULT_CNP_TC`, 6: the priority ConnectX firmware sends its CNPs on (DSCP 48 / priority 6,
+    roce.md §6), so the hosts keep their firmware default, and NVIDIA Spectrum's own RoCE class; Broadcom and Cisco
+    switches queue DSCP 48 on whatever class their map says, so moving them to 6 costs nothing. 7 would need every
+    NIC and every Spectrum switch changed.
+
+    >>> spec = QosPolicy()
+    >>> fabric_cnp(spec, [("sonic", "Spectrum-4"), ("eos", "Tomahawk-5"), ("eos", "Tomahawk-5")])
+    FabricCnp(tc=6, source='resolved:fabric', defaults=(('asic:spectrum', 6, 1), ('asic:tomahawk', 7, 2)))
+    >>> fabric_cnp(spec, [("sonic", "Spectrum-4"), ("nvue", "Spectrum-3")]) is None
+    True
+    """
+    if _sets_cnp(spec):
+        return None
+    counts: dict[tuple[str, int], int] = {}
+    for platform, asic in switches:
+        plat = spec.platforms.get(platform)
+        if plat is not None and plat.cnp_tc is not None:
+            continue
+        tc, source = platform_cnp_tc(platform, asic)
+        counts[source, tc] = counts.get((source, tc), 0) + 1
+    if len({tc for _, tc in counts}) < 2:
+        return None
+    defaults = tuple(sorted((source, tc, n) for (source, tc), n in counts.items()))
+    return FabricCnp(DEFAULT_CNP_TC, "resolved:fabric", defaults)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +158,13 @@ class ResolvedPolicy:
     """The inventory's ``qos:`` section over fabricgen's built-in policy; answers per-port questions.
 
     ``spec`` is the section as written; ``lane_specs`` the lanes in force (built-in unless the inventory
-    lists its own, see ``lanes_source``). :meth:`settings` is cached: identical ports share the result.
+    lists its own, see ``lanes_source``); ``fabric_cnp`` the CNP class of a mixed fabric (:func:`fabric_cnp`),
+    which replaces each switch's own default. :meth:`settings` is cached: identical ports share the result.
     """
 
-    def __init__(self, spec: QosPolicy) -> None:
+    def __init__(self, spec: QosPolicy, cnp: FabricCnp | None = None) -> None:
         self.spec = spec
+        self.fabric_cnp = cnp
         self.lane_specs: tuple[LaneSpec, ...] = tuple(spec.lanes) if spec.lanes is not None else BUILTIN_LANES
         self.lanes_source = "override:qos.lanes" if spec.lanes is not None else "default"
         self.shared_lossless = spec.shared_lossless
@@ -132,6 +201,8 @@ class ResolvedPolicy:
 
         trust: Trust = pick("trust", "dscp", "default")  # type: ignore[assignment]
         cnp_default, cnp_src = platform_cnp_tc(platform, asic)
+        if self.fabric_cnp is not None:
+            cnp_default, cnp_src = self.fabric_cnp.tc, self.fabric_cnp.source
         cnp_lane_tc = next((ls.tc for ls in self.lane_specs if ls.purpose == "cnp"), None)
         if cnp_lane_tc is not None:
             cnp_default, cnp_src = cnp_lane_tc, self.lanes_source
@@ -160,7 +231,7 @@ class ResolvedPolicy:
         pfc_raw = pick("pfc_priorities", None, self.lanes_source)
         pfc = frozenset(pfc_raw) if isinstance(pfc_raw, list) else lossless
 
-        chosen = ecn_defaults.pick(platform, speed, [(w, layer.ecn, layer.ecn_by_speed) for w, layer in layers])
+        chosen = ecn_defaults.pick(platform, asic, speed, [(w, layer.ecn, layer.ecn_by_speed) for w, layer in layers])
         profile = EcnProfile(chosen.min_bytes, chosen.max_bytes, chosen.probability_pct, chosen.source)
         sources["ecn"] = chosen.source
         marking = bool(pick("ecn_marking", True, "default"))
@@ -192,5 +263,6 @@ class ResolvedPolicy:
         )
 
 
-def resolve_policy(spec: QosPolicy) -> ResolvedPolicy:
-    return ResolvedPolicy(spec)
+def resolve_policy(spec: QosPolicy, switches: Iterable[tuple[str, str]] = ()) -> ResolvedPolicy:
+    """The policy of a fabric whose switches are ``switches`` (``(platform, asic)`` of each, for :func:`fabric_cnp`)."""
+    return ResolvedPolicy(spec, fabric_cnp(spec, switches))
