@@ -263,11 +263,11 @@ def dscp_map_consistent(fabric: Fabric) -> Iterator[Finding]:
             reported.add(key)
             n = sum(counts[k] for k, m in maps.items() if dict(m) == other_map)
             on_switch.setdefault(key, []).append((name, other, base, n))
-    for hits in on_switch.values():
-        name, other, base, _ = hits[0]
-        total = sum(n for *_, n in hits)
-        more = (f"; {total:,} ports on {len(hits):,} switches differ the same way ({_more([h[0] for h in hits])})"
-                if len(hits) > 1 else "")
+    for same in on_switch.values():
+        name, other, base, _ = same[0]
+        total = sum(n for *_, n in same)
+        more = (f"; {total:,} ports on {len(same):,} switches differ the same way ({_more([h[0] for h in same])})"
+                if len(same) > 1 else "")
         yield Finding(
             "FG-QOS-002",
             Severity.ERROR,
