@@ -7,7 +7,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from fabricgen.checks import Finding, Severity
+from fabricgen.errors import SourcePos
 from fabricgen.inventory.schema import Role
+from fabricgen.inventory.sonic_platform import sonic_platform
 from fabricgen.inventory.units import format_speed, parse_breakout
 from fabricgen.topology.capacity import loads, tier_load
 from fabricgen.topology.model import Fabric, PortKind
@@ -211,4 +213,42 @@ def spine_radix(fabric: Fabric) -> Iterator[Finding]:
                 )
 
 
-CHECKS = (oversubscription, failure_cases, port_budget, spine_radix)
+def sonic_modes(fabric: Fabric) -> Iterator[Finding]:
+    """FG-PORT-004: a cage a SONiC switch uses in a layout its platform has no breakout mode for (the platform's own
+    ``platform.json``, :mod:`fabricgen.inventory.sonic_platform`); one finding per model and layout, with the count.
+    FG-PORT-003 already reports a layout the catalog model lacks; this one is the box's own list, which can be
+    shorter (the SN5600 runs no 8x100G under SONiC)."""
+    groups: dict[tuple[str, int, int], list[tuple[str, int]]] = defaultdict(list)
+    first: dict[tuple[str, int, int], SourcePos | None] = {}
+    models = fabric.catalog.switches
+    for name, sw in fabric.switches.items():
+        facts = sonic_platform(sw.model) if sw.hwsku else None
+        if facts is None:
+            continue
+        modes = {parse_breakout(m) for m in models[sw.model].breakouts}
+        seen: set[int] = set()
+        for p in sw.ports:
+            if p.cage in seen or p.cage > facts.front or (p.breakout, p.speed) not in modes:
+                continue  # FG-PORT-001/003 report those
+            seen.add(p.cage)
+            if facts.mode_for(p.cage, p.breakout, p.speed) is None:
+                key = (sw.model, p.breakout, p.speed)
+                groups[key].append((name, p.cage))
+                first.setdefault(key, sw.src)
+    for (model, breakout, speed), cages in sorted(groups.items()):
+        facts = sonic_platform(model)
+        assert facts is not None
+        switches = sorted({n for n, _ in cages})
+        sample = ", ".join(f"{n} cage {c}" for n, c in cages[:3]) + (" …" if len(cages) > 3 else "")
+        yield Finding(
+            "FG-PORT-004",
+            Severity.ERROR,
+            model,
+            f"{len(cages)} cage(s) on {len(switches)} SONiC switch(es) ({sample}) run {breakout}x{speed}G, a layout "
+            f"{facts.platform} has no breakout mode for; its cages run {', '.join(facts.supported(cages[0][1]))}",
+            "choose a breakout and speed of the platform's list",
+            first[model, breakout, speed],
+        )
+
+
+CHECKS = (oversubscription, failure_cases, port_budget, sonic_modes, spine_radix)

@@ -196,7 +196,7 @@ SONIC_OWNED = frozenset({
     "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP",
     "QUEUE", "SCHEDULER", "WRED_PROFILE", "PFC_WD", "FLEX_COUNTER_TABLE", "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
     "LOSSLESS_TRAFFIC_PATTERN", "STATIC_ROUTE", "VRF", "NTP", "NTP_SERVER", "SYSLOG_SERVER", "SNMP",
-    "SNMP_COMMUNITY", "TACPLUS", "TACPLUS_SERVER", "RADIUS", "RADIUS_SERVER", "AAA",
+    "SNMP_COMMUNITY", "TACPLUS", "TACPLUS_SERVER", "RADIUS", "RADIUS_SERVER", "AAA", "BREAKOUT_CFG",
 })
 """config_db tables fabricgen writes (fabricgen.render.sonic) or that hold its interfaces, QoS or routing;
 also every table whose name starts with ``BGP_``, ``BUFFER_`` or ``MGMT_``. STATIC_ROUTE and VRF are owned

@@ -729,6 +729,10 @@ class Switch(Strict):
     rails: list[Annotated[int, Field(ge=0, le=63)]] = Field(default_factory=list, description="rails served (leaves)")
     pod: int | None = Field(default=None, ge=0, description="pod (spines)")
     release: Release | None = Field(default=None, description="NOS release; unset: fabric.releases or the default")
+    hwsku: Name | None = Field(
+        default=None,
+        description="SONiC HwSKU the switch runs (DEVICE_METADATA hwsku); unset: the platform's default SKU",
+    )
     serial: Name | None = Field(
         default=None,
         description="chassis serial number as the device reports it (NAPALM get_facts serial_number); when set, "
@@ -779,6 +783,10 @@ class TierIntent(Strict):
     model: Name
     platform: Platform | None = None
     release: Release | None = Field(default=None, description="NOS release of the tier's switches")
+    hwsku: Name | None = Field(
+        default=None,
+        description="SONiC HwSKU the tier's switches run (DEVICE_METADATA hwsku); unset: the platform's default SKU",
+    )
     count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
 
 
@@ -786,6 +794,10 @@ class LeafIntent(Strict):
     model: Name
     platform: Platform | None = None
     release: Release | None = Field(default=None, description="NOS release of the leaves")
+    hwsku: Name | None = Field(
+        default=None,
+        description="SONiC HwSKU the tier's switches run (DEVICE_METADATA hwsku); unset: the platform's default SKU",
+    )
     uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
 
 

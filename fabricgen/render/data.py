@@ -333,6 +333,7 @@ class DeviceData:
     eos_tx_queue: str  # EOS egress queue keyword of this model's family: "tx-queue" or "uc-tx-queue"
     qos: DeviceQos | None
     release: str = ""  # NOS release rendered for ("5.14", "202411"); "" where syntax does not vary
+    hwsku: str = ""  # SONiC HwSKU with platform facts (inventory.sonic_platform); "" lays ports out by position
     nvue: NvueData | None = None  # NVUE only
     base: BaseData | None = None  # management, users, API, NTP, syslog, SNMP, banner (fabricgen.render.base)
     raw: RawData | None = None  # the inventory's raw blocks for this platform (fabricgen.inventory.raw)
@@ -878,6 +879,7 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         eos_tx_queue=model.eos_tx_queue,
         qos=device_qos,
         release=sw.release,
+        hwsku=sw.hwsku,
         nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
         base=build_base(fabric, name, sw.platform),
         raw=build_raw(fabric, name, sw.platform),

@@ -33,7 +33,7 @@ def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
 
     inv = loaded.inventory
     update: dict[str, object] = {
-        "switches": [s.model_copy(update={"platform": platform, "release": None}) for s in inv.switches],
+        "switches": [s.model_copy(update={"platform": platform, "release": None, "hwsku": None}) for s in inv.switches],
         "links": [
             link.model_copy(update={"a": end(link.a), "b": end(link.b) if link.b else None}) for link in inv.links
         ],
@@ -41,10 +41,10 @@ def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
     if inv.intent is not None:
         ro = inv.intent.rail_optimized
         tiers: dict[str, object] = {
-            "leaf": ro.leaf.model_copy(update={"platform": platform, "release": None}),
-            "spine": ro.spine.model_copy(update={"platform": platform, "release": None}),
+            "leaf": ro.leaf.model_copy(update={"platform": platform, "release": None, "hwsku": None}),
+            "spine": ro.spine.model_copy(update={"platform": platform, "release": None, "hwsku": None}),
         }
         if ro.core is not None:
-            tiers["core"] = ro.core.model_copy(update={"platform": platform, "release": None})
+            tiers["core"] = ro.core.model_copy(update={"platform": platform, "release": None, "hwsku": None})
         update["intent"] = inv.intent.model_copy(update={"rail_optimized": ro.model_copy(update=tiers)})
     return dataclasses.replace(loaded, inventory=inv.model_copy(update=update))

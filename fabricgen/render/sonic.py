@@ -13,17 +13,17 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from fabricgen.inventory.sonic_platform import sonic_platform
 from fabricgen.render.base import BaseData
-from fabricgen.render.data import DeviceData, HeadroomData, cable_class
+from fabricgen.render.data import BufferData, DeviceData, HeadroomData, cable_class
+from fabricgen.render.sonic_ports import generic_ports, layout
 
-HWSKU = {
-    "sn5600": ("Mellanox-SN5600-V256", "x86_64-nvidia_sn5600-r0"),
-    "sn5400": ("Mellanox-SN5400-O64", "x86_64-nvidia_sn5400-r0"),
-    "sn4700": ("Mellanox-SN4700-O8V48", "x86_64-mlnx_msn4700-r0"),
-    "dell-z9864f-on": ("DellEMC-Z9864f-O64", "x86_64-dell_z9864f-r0"),
+GENERIC_HWSKU = {
     "arista-7060x6-64pe": ("Arista-7060X6-64PE-O128S2", "x86_64-arista_7060x6_64pe"),
 }
-"""SONiC HwSKU and platform string of the catalog models SONiC runs on (others get a generic name)."""
+"""SONiC HwSKU and platform string of a catalog model fabricgen holds no platform facts for (the NVIDIA and Dell
+models have theirs in :mod:`fabricgen.inventory.sonic_platform`); others get a generic name. Their PORT table is
+laid out by position (:func:`fabricgen.render.sonic_ports.generic_ports`), not from the platform's files."""
 
 DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "LeafRouter"}
 """``DEVICE_METADATA|localhost.type`` per role. SONiC's buffer configuration picks the SKU's
@@ -35,11 +35,20 @@ copper) and a spine or core a LeafRouter (the t1 defaults assume the longer opti
 
 INGRESS_POOL = "ingress_lossless_pool"
 EGRESS_POOL = "egress_lossless_pool"
+INGRESS_LOSSY_POOL = "ingress_lossy_pool"
+EGRESS_LOSSY_POOL = "egress_lossy_pool"
+INGRESS_LISTS = {"lossy-pools": "ingress_lossless_profile,ingress_lossy_profile",
+                 "shared-ingress": "ingress_lossless_profile"}
+EGRESS_LIST = "egress_lossless_profile,egress_lossy_profile"
+"""NVIDIA's per-port profile lists (``buffers_defaults_objects.j2``, ``generate_profile_lists``) by SKU layout."""
 IDENTITY = {str(i): str(i) for i in range(8)}
 
 
 def _hwsku(d: DeviceData) -> tuple[str, str]:
-    return HWSKU.get(d.model, (f"{d.vendor}-{d.model}", f"x86_64-{d.vendor.lower()}_{d.model}-r0"))
+    facts = sonic_platform(d.model) if d.hwsku else None
+    if facts is not None:
+        return d.hwsku, facts.platform
+    return GENERIC_HWSKU.get(d.model, (f"{d.vendor}-{d.model}", f"x86_64-{d.vendor.lower()}_{d.model}-r0"))
 
 
 def config_db(d: DeviceData) -> dict[str, Any]:
@@ -59,21 +68,17 @@ def config_db(d: DeviceData) -> dict[str, Any]:
         "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{d.loopback_prefix}": {}},
         "LLDP": {"GLOBAL": {"hello_time": "30", "multiplier": "4", "system_name": d.name}},
         "PORT": {},
+        "BREAKOUT_CFG": {},
         "INTERFACE": {},
         "DEVICE_NEIGHBOR": {},
         "BGP_NEIGHBOR": {},
     }
+    facts = sonic_platform(d.model) if d.hwsku else None
+    if facts is not None:
+        db["PORT"], db["BREAKOUT_CFG"] = layout(d, facts)
+    else:
+        db["PORT"] = generic_ports(d)
     for i in d.interfaces:
-        db["PORT"][i.name] = {
-            "admin_status": "up",
-            "alias": i.alias,
-            "description": i.description,
-            "fec": "rs",
-            "index": str(i.cage),
-            "lanes": i.sonic_lanes,
-            "mtu": str(i.mtu),
-            "speed": str(i.speed_mbps),
-        }
         db["DEVICE_NEIGHBOR"][i.name] = {"name": i.peer_device, "port": i.peer_port}
         if i.address:
             db["INTERFACE"][i.name] = {}
@@ -196,17 +201,9 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
             else:
                 schedulers[f"AI_RDMA_DWRR_{lane.weight}"] = {"type": "DWRR", "weight": str(lane.weight)}
     db["SCHEDULER"] = schedulers
-    b = q.buffer
-    db["BUFFER_POOL"] = {
-        INGRESS_POOL: {"mode": "dynamic", "size": str(b.shared_bytes), "type": "ingress",
-                       "xoff": str(b.lossless_headroom_bytes)},
-        EGRESS_POOL: {"mode": "dynamic", "size": str(b.pool_bytes), "type": "egress"},
-    }
-    profiles: dict[str, dict[str, str]] = {
-        "ingress_lossy_profile": {"dynamic_th": "3", "pool": INGRESS_POOL, "size": "0"},
-        "egress_lossless_profile": {"pool": EGRESS_POOL, "size": "0", "static_th": str(b.pool_bytes)},
-        "egress_lossy_profile": {"dynamic_th": "7", "pool": EGRESS_POOL, "size": "9216"},
-    }
+    layout = nvidia_layout(d)
+    db["BUFFER_POOL"], profiles = (nvidia_pools(q.buffer, layout) if layout else generic_pools(q.buffer))
+    lossy_queue = "q_lossy_profile" if layout else "egress_lossy_profile"
     pg_names = buffermgrd_names(q.headroom_profiles)
     for h in q.headroom_profiles:
         name = pg_names[h.name]
@@ -247,7 +244,7 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
         if prof.pfc_priorities:
             buffer_queue[f"{i.name}|{prof.lossless_queues}"] = {"profile": "egress_lossless_profile"}
         for q_range in index_ranges(prof.lossy_queues):
-            buffer_queue[f"{i.name}|{q_range}"] = {"profile": "egress_lossy_profile"}
+            buffer_queue[f"{i.name}|{q_range}"] = {"profile": lossy_queue}
         cable[i.name] = cable_class(iq.cable_m).written
         if prof.watchdog is not None and prof.pfc_priorities:
             w = prof.watchdog
@@ -261,11 +258,73 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
     db["QUEUE"] = queues
     db["BUFFER_PG"] = buffer_pg
     db["BUFFER_QUEUE"] = buffer_queue
+    if layout:
+        ingress = INGRESS_LISTS[layout]
+        names = [i.name for i in d.interfaces if i.qos is not None]
+        db["BUFFER_PORT_INGRESS_PROFILE_LIST"] = {n: {"profile_list": ingress} for n in names}
+        db["BUFFER_PORT_EGRESS_PROFILE_LIST"] = {n: {"profile_list": EGRESS_LIST} for n in names}
     db["CABLE_LENGTH"] = {"AZURE": cable}
     if pfc_wd:
         pfc_wd["GLOBAL"] = {"POLL_INTERVAL": "100"}
         db["PFC_WD"] = pfc_wd
         db["FLEX_COUNTER_TABLE"] = {"PFCWD": {"FLEX_COUNTER_STATUS": "enable"}}
+
+
+def nvidia_layout(d: DeviceData) -> str:
+    """The NVIDIA buffer layout of the switch's SKU (:class:`~fabricgen.inventory.sonic_platform.Sku` ``buffers``),
+    or "" where none is published (Broadcom SKUs, models without platform facts)."""
+    facts = sonic_platform(d.model) if d.hwsku else None
+    return facts.skus[d.hwsku].buffers if facts is not None else ""
+
+
+def nvidia_pools(b: BufferData, layout: str) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """BUFFER_POOL and the static BUFFER_PROFILE rows laid out as NVIDIA's Spectrum SKU templates lay them out
+    (sonic-buildimage ``device/mellanox/<platform>/<SKU>/buffers_defaults_t0.j2``/``_t1.j2`` with the shared
+    ``buffers_defaults_objects.j2``), sized by fabricgen's buffer model.
+
+    Both layouts have a lossless and a lossy pool per direction except that ``shared-ingress`` SKUs keep lossy
+    ingress traffic in the lossless pool, which then carries the ports' lossless headroom as ``xoff``; in
+    ``lossy-pools`` SKUs the headroom is reserved by the PG profiles themselves (their ``size``). The pools are
+    views of one shared buffer on Spectrum, which is why NVIDIA gives the ingress pools and the egress lossy pool
+    one size: here the shared pool fabricgen computes (total less headroom and reserved cells), and the egress
+    lossless pool the whole pool. Profile thresholds are NVIDIA's: ``dynamic_th`` 7 for lossless and the lossy
+    egress port profile (9,216 B reserved: one jumbo frame), 3 for lossy ingress and lossy queues."""
+    shared = str(b.shared_bytes)
+    pools = {
+        INGRESS_POOL: {"mode": "dynamic", "size": shared, "type": "ingress"},
+        EGRESS_POOL: {"mode": "dynamic", "size": str(b.pool_bytes), "type": "egress"},
+        EGRESS_LOSSY_POOL: {"mode": "dynamic", "size": shared, "type": "egress"},
+    }
+    lossy_in = INGRESS_POOL
+    if layout == "lossy-pools":
+        pools[INGRESS_LOSSY_POOL] = {"mode": "dynamic", "size": shared, "type": "ingress"}
+        lossy_in = INGRESS_LOSSY_POOL
+    else:
+        pools[INGRESS_POOL]["xoff"] = str(b.lossless_headroom_bytes)
+    profiles = {
+        "ingress_lossless_profile": {"dynamic_th": "7", "pool": INGRESS_POOL, "size": "0"},
+        "ingress_lossy_profile": {"dynamic_th": "3", "pool": lossy_in, "size": "0"},
+        "egress_lossless_profile": {"dynamic_th": "7", "pool": EGRESS_POOL, "size": "0"},
+        "egress_lossy_profile": {"dynamic_th": "7", "pool": EGRESS_LOSSY_POOL, "size": "9216"},
+        "q_lossy_profile": {"dynamic_th": "3", "pool": EGRESS_LOSSY_POOL, "size": "0"},
+    }
+    return pools, profiles
+
+
+def generic_pools(b: BufferData) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """BUFFER_POOL and the static BUFFER_PROFILE rows where no vendor layout is held: one lossless pool per
+    direction (SONiC's generic ``buffers_config.j2`` shape), the headroom as the ingress pool's ``xoff``."""
+    pools = {
+        INGRESS_POOL: {"mode": "dynamic", "size": str(b.shared_bytes), "type": "ingress",
+                       "xoff": str(b.lossless_headroom_bytes)},
+        EGRESS_POOL: {"mode": "dynamic", "size": str(b.pool_bytes), "type": "egress"},
+    }
+    profiles = {
+        "ingress_lossy_profile": {"dynamic_th": "3", "pool": INGRESS_POOL, "size": "0"},
+        "egress_lossless_profile": {"pool": EGRESS_POOL, "size": "0", "static_th": str(b.pool_bytes)},
+        "egress_lossy_profile": {"dynamic_th": "7", "pool": EGRESS_POOL, "size": "9216"},
+    }
+    return pools, profiles
 
 
 def tc_to_pg(lossless: Iterable[int]) -> dict[str, str]:

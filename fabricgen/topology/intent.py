@@ -276,6 +276,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     pod if three_tier else None,
                     src,
                     release=intent.spine.release,
+                    hwsku=intent.spine.hwsku,
                 )
             )
     core_names: dict[tuple[int, int], str] = {}
@@ -301,6 +302,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                         None,
                         src,
                         release=intent.core.release,
+                        hwsku=intent.core.hwsku,
                     )
                 )
 
@@ -336,6 +338,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     pod if three_tier else None,
                     src,
                     release=intent.leaf.release,
+                    hwsku=intent.leaf.hwsku,
                 )
             )
             leaf_index = (unit_in_pod if three_tier else u) * rails + r

@@ -19,7 +19,8 @@ from fabricgen.inventory.catalog import PLATFORMS, merged
 from fabricgen.inventory.load import LoadedInventory
 from fabricgen.inventory.raw import raw_problems
 from fabricgen.inventory.releases import release_problem, resolve_release
-from fabricgen.inventory.schema import Catalog, Inventory, Role
+from fabricgen.inventory.schema import Catalog, Inventory, Role, SwitchModel
+from fabricgen.inventory.sonic_platform import sonic_platform
 from fabricgen.inventory.units import parse_breakout
 from fabricgen.topology import addressing
 from fabricgen.topology.intent import IntentError, check_budget, expand
@@ -76,6 +77,7 @@ class _SwitchBuild:
     ports: list[Port] = field(default_factory=list)
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
     release: str = ""
+    hwsku: str = ""
     breakout_of: dict[int, int] = field(default_factory=dict)  # link speed → ports per cage (link_breakout)
     # (port, speed) → the port's _EndInfo; one dict shared by every switch of the same platform, lanes, modes,
     # native speed and role (a port name means the same on all of them)
@@ -129,6 +131,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             s.pod,
             loaded.item_pos("switches", i),
             release=s.release,
+            hwsku=s.hwsku,
             serial=s.serial or "",
             chassis_mac=s.chassis_mac or "",
         )
@@ -307,6 +310,7 @@ class _Resolver:
                 builds[sp.name] = _SwitchBuild(
                     sp, platform, model.native_speed, model.lanes, model.ports, modes=modes,
                     release=self._release(sp, platform, where), ends=self._shapes.setdefault(shape, {}),
+                    hwsku=self._hwsku(sp, platform, model, where),
                 )
                 continue
             self.unusable.add(sp.name)
@@ -327,6 +331,38 @@ class _Resolver:
                     self.problem(src, field_path, problem)
                 return ""
         return resolve_release(platform, sp.release, self.inv.fabric.releases)
+
+    def _hwsku(self, sp: SwitchSpec, platform: str, model: SwitchModel, where: str) -> str:
+        """The SONiC HwSKU of a switch: as written on it or its intent tier, else its platform's default SKU; ""
+        off SONiC or where fabricgen holds no platform facts for the model. A SKU its platform does not have, one
+        whose port table is fixed, or one written for another NOS is a problem, reported once per place it is
+        written."""
+        facts = sonic_platform(sp.model)
+        if facts is not None and not facts.fits(model.ports, model.lanes):
+            facts = None
+        if sp.hwsku is None:
+            return facts.default_sku if facts is not None and platform == "sonic" else ""
+        problem = None
+        if platform != "sonic":
+            problem = f"a SONiC HwSKU on a {platform} switch: hwsku applies to platform sonic only"
+        elif facts is None:
+            problem = f"fabricgen holds no SONiC platform facts for {sp.model}, so it cannot lay out {sp.hwsku!r}"
+        elif sp.hwsku not in facts.skus:
+            problem = f"{sp.hwsku!r} is not a SKU of {facts.platform}; one of {', '.join(sorted(facts.skus))}"
+        elif facts.skus[sp.hwsku].fixed:
+            fluid = sorted(n for n, k in facts.skus.items() if not k.fixed)
+            problem = (f"{sp.hwsku} has a fixed port table (port_config.ini, no breakout), which fabricgen does not "
+                       f"lay out; one of {', '.join(fluid)}")
+        if problem is None:
+            return sp.hwsku
+        src, field_path = self.at(sp.src, "hwsku"), f"{where}.hwsku"
+        if not any(s.name == sp.name for s in self.inv.switches):  # from an intent tier: point at it
+            tier = ("intent", "rail_optimized", sp.role.value, "hwsku")
+            src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+        if (src, problem) not in self.release_problems:
+            self.release_problems.add((src, problem))
+            self.problem(src, field_path, problem)
+        return ""
 
     def _nodes(self, specs: list[NodeSpec]) -> dict[str, NodeSpec]:
         out: dict[str, NodeSpec] = {}
@@ -606,7 +642,7 @@ class _Resolver:
             ports = tuple(sorted(b.ports, key=_CAGE_SUB))
             out[name] = Switch(
                 name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
-                release=b.release, serial=sp.serial, chassis_mac=sp.chassis_mac,
+                release=b.release, hwsku=b.hwsku, serial=sp.serial, chassis_mac=sp.chassis_mac,
             )
         return out
 

@@ -28,6 +28,7 @@ class SwitchSpec:
     pod: int | None
     src: SourcePos | None
     release: str | None = None  # as written (switch or intent tier); resolved with the fabric's releases
+    hwsku: str | None = None  # SONiC HwSKU as written (switch or intent tier); unset: the platform's default
     serial: str = ""  # chassis serial recorded in the inventory ("" not recorded)
     chassis_mac: str = ""  # chassis MAC recorded in the inventory, aa:bb:cc:dd:ee:ff ("" not recorded)
 
