@@ -163,7 +163,8 @@ def _report_checks(results: list[Checked], without: set[str], text: bool = True)
     partial: list[Checked] = []
     for r in results:
         if not r.ran:
-            out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False)
+            out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False,
+                      soft_wrap=True)
             not_run.append(r)
             continue
         bad = len({path for path, _ in r.problems})
@@ -171,18 +172,18 @@ def _report_checks(results: list[Checked], without: set[str], text: bool = True)
         if r.unvalidated:
             verdict += f" but for {len(r.unvalidated)} table(s) not validated: {_unvalidated(r)}"
             partial.append(r)
-        out.print(f"check {r.platform} {r.release}: {r.oracle}: {verdict}", markup=False)
+        out.print(f"check {r.platform} {r.release}: {r.oracle}: {verdict}", markup=False, soft_wrap=True)
         for path, problem in r.problems:
             err.print(f"{path}: {problem}", markup=False, soft_wrap=True)
         failed = failed or bad > 0
     for plat in sorted(without):
-        out.print(f"check {plat}: no schema oracle for this platform", markup=False)
+        out.print(f"check {plat}: no schema oracle for this platform", markup=False, soft_wrap=True)
     for r in not_run:
         err.print(f"render: --check did not run for {r.platform} {r.release} ({r.files} file(s) unchecked): "
-                  f"{r.install}", markup=False)
+                  f"{r.install}", markup=False, soft_wrap=True)
     for r in partial:
         err.print(f"render: --check did not validate every table for {r.platform} {r.release}: {_unvalidated(r)}; "
-                  f"{SONIC_YANG_HOWTO} that has them", markup=False)
+                  f"{SONIC_YANG_HOWTO} that has them", markup=False, soft_wrap=True)
     if not_run or partial:
         return EXIT_INPUT
     return EXIT_FINDINGS if failed else EXIT_OK
