@@ -652,6 +652,7 @@ def test_without_the_models_directory_one_info_finding_says_how_to_set_it(tmp_pa
     _need_sonic()
     calls = _no_render(monkeypatch)
     monkeypatch.delenv("FABRICGEN_SONIC_YANG_DIR")
+    monkeypatch.setattr("fabricgen.render.check.sonic_oracle", sonic_oracle)  # the real one: it finds no models
     found = [f for f in run_checks(fabric_as(defaults_block(tmp_path, "sonic", "NTP_SERVERS: {x: {}}\n"), "sonic"))
              if f.code == "FG-BASE-006"]
     assert [(f.severity.value, f.message) for f in found] == [
