@@ -91,6 +91,21 @@ def test_a_directory_without_sonic_models_is_a_one_line_error(
     assert err.splitlines() == [f"render: --check did not run for sonic 202411 (6 file(s) unchecked): {HOWTO}"]
 
 
+def test_a_directory_whose_models_do_not_load_is_a_one_line_error(tmp_path: Path) -> None:
+    """sonic-port.yang without the sonic-types it imports: libyang's refusal, on one line, and how to fix it."""
+    require(sonic_oracle() is not None, "libyang binding not installed (pip install -e '.[yang]')")
+    from fabricgen.render.check import sonic_unavailable
+
+    (tmp_path / "sonic-port.yang").symlink_to(SONIC_YANG / "sonic-port.yang")
+    assert sonic_oracle(tmp_path) is None
+    found = sonic_unavailable(tmp_path)
+    assert found is not None
+    why, fix = found
+    assert why.startswith(f"FABRICGEN_SONIC_YANG_DIR={tmp_path}: libyang cannot load its models: ")
+    assert "sonic-types" in why and "\n" not in why
+    assert fix == HOWTO
+
+
 def test_a_directory_without_source_txt_is_cited_by_its_path(tmp_path: Path) -> None:
     """A sonic-buildimage checkout's yang-models directory has no SOURCE.txt: the finding cites the directory."""
     require(sonic_oracle() is not None, "libyang binding not installed (pip install -e '.[yang]')")
