@@ -2,7 +2,8 @@
 
 For each bundled inventory moved to SONiC and to NVUE, prints the time to load the oracle (once per
 process) and the files validated per second (median of 3 runs), with the 1-minute load average and the
-CPU model beside each figure. Run: ``python bench/check.py [INVENTORY ...]`` (default: multi-su).
+CPU model beside each figure. Run: ``python bench/check.py [INVENTORY ...]`` (default: multi-su), with
+``FABRICGEN_SONIC_YANG_DIR`` naming SONiC's YANG models (e.g. ``../shared/sonic-yang``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from machine import cpu_model  # bench/machine.py
 from fabricgen.inventory.load import load_inventory
 from fabricgen.qos import compute
 from fabricgen.render import render_device
-from fabricgen.render.check import nvue_oracle, sonic_oracle
+from fabricgen.render.check import nvue_oracle, sonic_oracle, sonic_unavailable
 from fabricgen.render.retarget import retarget
 from fabricgen.topology.resolve import resolve
 
@@ -42,7 +43,8 @@ def main() -> None:
             oracle = sonic_oracle() if plat == "sonic" else nvue_oracle(release)
             load_s = time.perf_counter() - t0
             if oracle is None:
-                print(f"{name} {plat}: oracle not installed")
+                why = (sonic_unavailable() or ("", ""))[0] if plat == "sonic" else "nvueschema not installed"
+                print(f"{name} {plat}: oracle not run: {why}")
                 continue
             print(f"{name} {plat} {release}: oracle loaded in {load_s:.2f} s  [{_env()}]")
             runs = []

@@ -146,7 +146,8 @@ def test_sonic_block_merged_into_config_db_passes_libyang(tmp_path: Path) -> Non
     oracle = sonic_oracle()
     require(oracle is not None, "libyang binding not installed")
     assert oracle is not None
-    assert oracle.problems(text) == []
+    # PORTCHANNEL validated; MGMT_VRF_CONFIG is not (../shared/sonic-yang has no sonic-mgmt_vrf)
+    assert oracle.judge(text) == ([], ["MGMT_VRF_CONFIG"])
     bad = json.loads(text)
     bad["PORTCHANNEL"]["PortChannel1"]["admin_status"] = "sideways"
     assert oracle.problems(json.dumps(bad)) != []
@@ -155,10 +156,12 @@ def test_sonic_block_merged_into_config_db_passes_libyang(tmp_path: Path) -> Non
 def test_every_table_the_sonic_renderer_writes_is_owned() -> None:
     import json
 
-    from fabricgen.inventory.raw import SONIC_OWNED
+    from fabricgen.inventory.raw import SONIC_OWNED, sonic_owned
 
     for name, cfg in ((n, c) for n, c in _lab_configs("sonic").items()):
         for table in json.loads(cfg):
+            # so a rendered table without a model is fabricgen's (not validated), never a raw block's (an error)
+            assert sonic_owned(table), (name, table)
             assert table in SONIC_OWNED or table.startswith(("BGP_", "BUFFER_", "MGMT_")), (name, table)
 
 
@@ -516,7 +519,7 @@ def test_validate_reports_a_sonic_field_of_the_wrong_type_at_the_field(tmp_path:
 
 def test_sonic_problems_of_two_rows_are_each_at_their_row(tmp_path: Path) -> None:
     _need_sonic()
-    block = ('SYSLOG_CONFIG:\n  GLOBAL: {severity: "loud"}\n'
+    block = ('ROUTE_MAP:\n  RM1|10: {route_operation: "loud"}\n'
              'PORTCHANNEL:\n  PortChannel1: {admin_status: up, mtu: "9100", min_links: "1"}\n'
              '  PortChannel2: {admin_status: sideways}\n')
     path = defaults_block(tmp_path, "sonic", block)
@@ -525,8 +528,21 @@ def test_sonic_problems_of_two_rows_are_each_at_their_row(tmp_path: Path) -> Non
     assert found == [
         f"{f}:10:26: error FG-BASE-006 leaf1: base.defaults.raw.sonic: PORTCHANNEL|PortChannel2.admin_status: "
         'failed to parse data tree: Invalid enumeration value "sideways".',
-        f"{f}:7:20: error FG-BASE-006 leaf1: base.defaults.raw.sonic: SYSLOG_CONFIG|GLOBAL.severity: "
+        f"{f}:7:20: error FG-BASE-006 leaf1: base.defaults.raw.sonic: ROUTE_MAP|RM1|10.route_operation: "
         'failed to parse data tree: Invalid enumeration value "loud".']
+
+
+def test_a_raw_table_whose_model_is_not_in_the_directory_is_an_error(tmp_path: Path) -> None:
+    """SYSLOG_CONFIG is SONiC's (sonic-syslog), but ../shared/sonic-yang has no sonic-syslog: a raw table no loaded
+    model defines is refused, whatever the reason (fabricgen holds no list of SONiC's tables); only the tables
+    fabricgen writes itself are left unvalidated instead (tests/test_render_sonic.py LAB_UNVALIDATED)."""
+    _need_sonic()
+    assert "SYSLOG_CONFIG" not in sonic_oracle().tables  # type: ignore[union-attr]
+    path = defaults_block(tmp_path, "sonic", 'SYSLOG_CONFIG:\n  GLOBAL: {severity: "info"}\n')
+    assert _schema_findings(fabric_as(path, "sonic")) == [
+        f"{path / 'base.yaml'}:6:9: error FG-BASE-006 leaf1: base.defaults.raw.sonic: SYSLOG_CONFIG: table is not in "
+        f"any loaded SONiC model {SONIC_YANG}{SAME} — correct the raw block: the switch would refuse this "
+        "configuration"]
 
 
 def _nvue_fabric(tmp_path: Path, block: str) -> tuple[Fabric, str]:
@@ -616,6 +632,8 @@ def test_without_the_extra_one_info_finding_says_what_was_not_checked(tmp_path: 
 
     calls = _no_render(monkeypatch)
     monkeypatch.setattr(fabricgen.render.check, "sonic_oracle", lambda: None)
+    monkeypatch.setattr(fabricgen.render.check, "sonic_unavailable",
+                        lambda: ("the libyang binding is not installed", "pip install 'fabricgen[yang]'"))
     monkeypatch.setattr(fabricgen.render.check, "nvue_oracle", lambda release: None)
     monkeypatch.setattr(fabricgen.render.check, "nvue_releases", lambda: ())
     sonic = [f for f in run_checks(fabric_as(defaults_block(tmp_path / "s", "sonic", "NTP_SERVERS: {x: {}}\n"),
@@ -624,8 +642,24 @@ def test_without_the_extra_one_info_finding_says_what_was_not_checked(tmp_path: 
             if f.code == "FG-BASE-006"]
     assert [(f.severity.value, f.message) for f in sonic] == [
         ("info", "6 switches (leaf1, leaf2, leaf3, …) carry sonic raw blocks that were not checked against SONiC's "
-                 "YANG models: pip install 'fabricgen[yang]'")]
+                 "YANG models (the libyang binding is not installed): pip install 'fabricgen[yang]'")]
     assert [(f.severity.value, f.message) for f in nvue] == [
         ("info", "6 switches (leaf1, leaf2, leaf3, …) carry nvue raw blocks that were not checked against NVIDIA's "
                  "NVUE schema: pip install 'fabricgen[oracles]'")]
     assert calls == []  # nothing rendered for an oracle that is not there
+
+
+def test_without_the_models_directory_one_info_finding_says_how_to_set_it(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """FABRICGEN_SONIC_YANG_DIR unset: a SONiC raw block is not judged, and one info finding says how to set it."""
+    _need_sonic()
+    calls = _no_render(monkeypatch)
+    monkeypatch.delenv("FABRICGEN_SONIC_YANG_DIR")
+    monkeypatch.setattr("fabricgen.render.check.sonic_oracle", sonic_oracle)  # the real one: it finds no models
+    found = [f for f in run_checks(fabric_as(defaults_block(tmp_path, "sonic", "NTP_SERVERS: {x: {}}\n"), "sonic"))
+             if f.code == "FG-BASE-006"]
+    assert [(f.severity.value, f.message) for f in found] == [
+        ("info", "6 switches (leaf1, leaf2, leaf3, …) carry sonic raw blocks that were not checked against SONiC's "
+                 "YANG models (FABRICGEN_SONIC_YANG_DIR is not set): set FABRICGEN_SONIC_YANG_DIR to a directory of "
+                 "SONiC's YANG models (sonic-buildimage src/sonic-yang-models/yang-models)")]
+    assert calls == []

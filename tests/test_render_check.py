@@ -12,7 +12,10 @@ from fabricgen.cli import main
 from fabricgen.render import DeviceConfig, RenderedFile
 from fabricgen.render import render_device as real_render_device
 from fabricgen.render.check import ToCheck, check_files, nvue_releases, sonic_oracle
-from tests.conftest import INVENTORIES, require
+from tests.conftest import INVENTORIES, LAB_UNVALIDATED, SONIC_YANG, require
+
+HOWTO = ("set FABRICGEN_SONIC_YANG_DIR to a directory of SONiC's YANG models "
+         "(sonic-buildimage src/sonic-yang-models/yang-models)")
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -30,11 +33,92 @@ def need_oracles() -> None:
 
 
 def test_check_sonic_lab(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The lab validates against the shared models but for the tables they have no model for: those are named, on
+    stdout and stderr, and the check does not pass (3: a check asked for that did not run in full)."""
     need_oracles()
     code, out, err = run(capsys, str(INVENTORIES / "lab"), "-o", str(tmp_path), "--check")
+    gap = f"no SONiC YANG model for table(s) {', '.join(LAB_UNVALIDATED)} in {SONIC_YANG}"
+    assert code == 3
+    assert out.splitlines()[1] == "check sonic 202411: libyang + SONiC YANG models (sonic-buildimage 086b03b): " \
+                                  f"6 file(s) valid but for 6 table(s) not validated: {gap}"
+    assert err.splitlines() == [f"render: --check did not validate every table for sonic 202411: {gap}; {HOWTO} "
+                                "that has them"]
+    code, out, _ = run(capsys, str(INVENTORIES / "lab"), "-o", str(tmp_path), "--check", "--format", "json")
+    doc = json.loads(out)
+    (checked,) = doc["checks"]
+    assert (code, doc["ok"], checked["ran"], checked["invalid"]) == (3, False, True, 0)
+    assert checked["unvalidated"] == LAB_UNVALIDATED
+
+
+def test_check_sonic_validates_every_table_of_a_fabric_without_base_config(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """su1 moved to SONiC writes no table the shared models lack: every file validates in full and the run passes."""
+    need_oracles()
+    code, out, err = run(capsys, str(INVENTORIES / "su1"), "-o", str(tmp_path), "--platform", "sonic", "--check")
     assert (code, err) == (0, "")
     assert out.splitlines()[1] == "check sonic 202411: libyang + SONiC YANG models (sonic-buildimage 086b03b): " \
-                                  "6 file(s) valid"
+                                  "16 file(s) valid"
+
+
+def test_without_the_models_directory_the_check_says_how_and_does_not_pass(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """FABRICGEN_SONIC_YANG_DIR unset: one line says how to set it, and the run exits 3 (never a pass)."""
+    require(sonic_oracle() is not None, "libyang binding not installed (pip install -e '.[yang]')")
+    monkeypatch.delenv("FABRICGEN_SONIC_YANG_DIR")
+    code, out, err = run(capsys, str(INVENTORIES / "lab"), "-o", str(tmp_path), "--check")
+    assert code == 3
+    assert out.splitlines()[1] == (f"check sonic 202411: not run: FABRICGEN_SONIC_YANG_DIR is not set ({HOWTO}) "
+                                   "(6 file(s) unchecked)")
+    assert err.splitlines() == [f"render: --check did not run for sonic 202411 (6 file(s) unchecked): {HOWTO}"]
+    assert "valid" not in out
+
+
+@pytest.mark.parametrize("kind", ["empty", "missing", "file"])
+def test_a_directory_without_sonic_models_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    require(sonic_oracle() is not None, "libyang binding not installed (pip install -e '.[yang]')")
+    where = tmp_path / "models"
+    if kind == "empty":
+        where.mkdir()
+    elif kind == "file":
+        where.write_text("not a directory\n")
+    monkeypatch.setenv("FABRICGEN_SONIC_YANG_DIR", str(where))
+    code, out, err = run(capsys, str(INVENTORIES / "lab"), "-o", str(tmp_path / "out"), "--check")
+    why = (f"FABRICGEN_SONIC_YANG_DIR={where} has no sonic-port.yang: not a directory of SONiC's YANG models"
+           if kind == "empty" else f"FABRICGEN_SONIC_YANG_DIR={where} is not a directory")
+    assert code == 3
+    assert out.splitlines()[1] == f"check sonic 202411: not run: {why} ({HOWTO}) (6 file(s) unchecked)"
+    assert err.splitlines() == [f"render: --check did not run for sonic 202411 (6 file(s) unchecked): {HOWTO}"]
+
+
+def test_a_directory_whose_models_do_not_load_is_a_one_line_error(tmp_path: Path) -> None:
+    """sonic-port.yang without the sonic-types it imports: libyang's refusal, on one line, and how to fix it."""
+    require(sonic_oracle() is not None, "libyang binding not installed (pip install -e '.[yang]')")
+    from fabricgen.render.check import sonic_unavailable
+
+    (tmp_path / "sonic-port.yang").symlink_to(SONIC_YANG / "sonic-port.yang")
+    assert sonic_oracle(tmp_path) is None
+    found = sonic_unavailable(tmp_path)
+    assert found is not None
+    why, fix = found
+    assert why.startswith(f"FABRICGEN_SONIC_YANG_DIR={tmp_path}: libyang cannot load its models: ")
+    assert "sonic-types" in why and "\n" not in why
+    assert fix == HOWTO
+
+
+def test_a_directory_without_source_txt_is_cited_by_its_path(tmp_path: Path) -> None:
+    """A sonic-buildimage checkout's yang-models directory has no SOURCE.txt: the finding cites the directory."""
+    require(sonic_oracle() is not None, "libyang binding not installed (pip install -e '.[yang]')")
+    from fabricgen.render.check import model_source
+
+    copy = tmp_path / "yang-models"
+    copy.mkdir()
+    for f in SONIC_YANG.glob("*.yang"):
+        (copy / f.name).symlink_to(f)
+    assert model_source(copy) == str(copy)
+    assert model_source(SONIC_YANG) == "sonic-buildimage 086b03b"
+    loaded = sonic_oracle(copy)
+    assert loaded is not None and loaded.source == str(copy)
 
 
 def test_check_nvue_names_the_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,9 +156,11 @@ def test_an_invalid_sonic_file_fails_with_its_path(tmp_path: Path, capsys: pytes
 
     monkeypatch.setattr("fabricgen.render.render_device", _corrupting("leaf2", "config_db.json", dangle))
     code, out, err = run(capsys, str(INVENTORIES / "lab"), "-o", str(tmp_path), "--check")
-    assert code == 1
-    assert "check sonic 202411: libyang + SONiC YANG models (sonic-buildimage 086b03b): 1 of 6 file(s) invalid" in out
-    (line,) = err.splitlines()
+    assert code == 3  # 1 for the invalid file, but tables of the lab are not validated (LAB_UNVALIDATED): 3
+    assert "check sonic 202411: libyang + SONiC YANG models (sonic-buildimage 086b03b): 1 of 6 file(s) invalid " \
+           "but for 6 table(s) not validated" in out
+    line, gap = err.splitlines()
+    assert gap.startswith("render: --check did not validate every table for sonic 202411")
     assert line.startswith(f"{tmp_path / 'leaf2' / 'config_db.json'}: ")
     assert "pg_lossless_missing_profile" in line
 

@@ -193,7 +193,7 @@ def test_packets_take_the_lanes_the_policy_names() -> None:
 def test_lossless_storage_renders_valid_files() -> None:
     """The two-lossless-priority variant passes both vendor schemas too (PG 4 and its profile, the pool)."""
     from fabricgen.render.check import nvue_oracle, nvue_releases, sonic_oracle
-    from tests.conftest import require
+    from tests.conftest import LAB_UNVALIDATED, require
 
     sonic = sonic_oracle()
     require(sonic is not None and bool(nvue_releases()), "libyang or nvueschema not installed")
@@ -203,6 +203,9 @@ def test_lossless_storage_renders_valid_files() -> None:
         qos = compute(fabric)
         for name in sorted(fabric.switches):
             text = render_device(fabric, name, qos).main
-            oracle = sonic if platform == "sonic" else nvue_oracle(fabric.switches[name].release)
+            if platform == "sonic":  # every table validates but the lab's base tables the shared models lack
+                assert sonic.judge(text) == ([], LAB_UNVALIDATED), name
+                continue
+            oracle = nvue_oracle(fabric.switches[name].release)
             assert oracle is not None
             assert oracle.problems(text) == [], (platform, name)

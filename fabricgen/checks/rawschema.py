@@ -130,9 +130,9 @@ def _oracle(oracles: Any, sw: Switch) -> tuple[Callable[[str], list[str]] | None
     if sw.platform == "sonic":
         sonic = oracles.sonic_oracle()
         if sonic is None:
-            return None, "", ("sonic raw blocks that were not checked against SONiC's YANG models: "
-                              "pip install 'fabricgen[yang]'")
-        return sonic.problems, f"SONiC YANG models, sonic-buildimage {oracles.sonic_revision()}", ""
+            why, fix = oracles.sonic_unavailable() or ("", "")
+            return None, "", f"sonic raw blocks that were not checked against SONiC's YANG models ({why}): {fix}"
+        return sonic.problems, f"SONiC YANG models, {sonic.source}", ""
     nvue = oracles.nvue_oracle(sw.release)
     if nvue is None:
         if not oracles.nvue_releases():

@@ -26,7 +26,7 @@ from fabricgen.cli import (
 )
 from fabricgen.cli.gate import allow_findings_option, blocking, summary
 from fabricgen.inventory.catalog import PLATFORMS
-from fabricgen.render.check import Checked, ToCheck, check_files
+from fabricgen.render.check import SONIC_YANG_HOWTO, Checked, ToCheck, check_files
 
 
 @click.command()
@@ -37,9 +37,11 @@ from fabricgen.render.check import Checked, ToCheck, check_files
 @click.option("--device", "devices", multiple=True, help="Render only this switch (repeatable).")
 @click.option("--check", "check", is_flag=True,
               help="Validate what was written with the NOS vendor's schema: SONiC config_db.json with libyang and "
-                   "SONiC's YANG models (the yang extra), NVUE startup.yaml with NVIDIA's NVUE schema of the "
-                   "switch's release (the oracles extra). Exits 1 if a file fails, 3 if a schema the files need "
-                   "is not installed (naming what to install).")
+                   "SONiC's YANG models (the yang extra; FABRICGEN_SONIC_YANG_DIR names the models' directory, "
+                   "e.g. sonic-buildimage's src/sonic-yang-models/yang-models), NVUE startup.yaml with NVIDIA's "
+                   "NVUE schema of the switch's release (the oracles extra). Exits 1 if a file fails, 3 if a "
+                   "schema the files need is not installed or not given, or has no model for a table written "
+                   "(naming what to install or set).")
 @allow_findings_option
 @FORMAT
 @guarded
@@ -51,7 +53,8 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     Every check runs too: with error findings the files are still written, the findings are counted on
     stderr and the exit code is 1 (unless --allow-findings names each failing rule), so a pipeline never
     ships what `fabricgen validate` rejects. With --check, 1 also when a written file fails its platform's
-    schema, and 3 when a schema the written files need could not run (libyang or nvueschema not installed):
+    schema, and 3 when a schema the written files need could not run (libyang or nvueschema not installed, no
+    FABRICGEN_SONIC_YANG_DIR) or has no model for a table written (reported as not validated):
     a check that was asked for and did not run never passes. Exits 3 on input errors or an output path that
     cannot be written. With --format json the same outcome is one document on stdout (docs/json.md).
     """
@@ -138,7 +141,8 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
 def _check_dict(r: Checked) -> dict[str, Any]:
     return {"platform": r.platform, "release": r.release, "oracle": r.oracle, "ran": r.ran, "files": r.files,
             "invalid": len({path for path, _ in r.problems}),
-            "problems": [{"file": path, "problem": problem} for path, problem in r.problems], "install": r.install}
+            "problems": [{"file": path, "problem": problem} for path, problem in r.problems], "install": r.install,
+            "unvalidated": list(r.unvalidated)}
 
 
 FORK_SWITCHES = 256
@@ -151,30 +155,43 @@ ORACLE_FILES = {"sonic": "/config_db.json", "nvue": "/startup.yaml"}
 
 def _report_checks(results: list[Checked], without: set[str], text: bool = True) -> int:
     """One line per platform and release saying which oracle ran over how many files (stdout, ``text`` only), then
-    one line per problem (stderr); the exit code: 3 if an oracle that files needed could not run (one line on
-    stderr each, naming what to install), else 1 if any file failed."""
+    one line per problem (stderr); the exit code: 3 if an oracle that files needed could not run or left tables
+    of them unvalidated (one line on stderr each, naming what to install or set), else 1 if any file failed."""
     out, err = stdout_console() if text else Console(file=io.StringIO()), stderr_console()
     failed = False
     not_run: list[Checked] = []
+    partial: list[Checked] = []
     for r in results:
         if not r.ran:
-            out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False)
+            out.print(f"check {r.platform} {r.release}: {r.oracle} ({r.files} file(s) unchecked)", markup=False,
+                      soft_wrap=True)
             not_run.append(r)
             continue
         bad = len({path for path, _ in r.problems})
         verdict = f"{bad} of {r.files} file(s) invalid" if bad else f"{r.files} file(s) valid"
-        out.print(f"check {r.platform} {r.release}: {r.oracle}: {verdict}", markup=False)
+        if r.unvalidated:
+            verdict += f" but for {len(r.unvalidated)} table(s) not validated: {_unvalidated(r)}"
+            partial.append(r)
+        out.print(f"check {r.platform} {r.release}: {r.oracle}: {verdict}", markup=False, soft_wrap=True)
         for path, problem in r.problems:
             err.print(f"{path}: {problem}", markup=False, soft_wrap=True)
         failed = failed or bad > 0
     for plat in sorted(without):
-        out.print(f"check {plat}: no schema oracle for this platform", markup=False)
+        out.print(f"check {plat}: no schema oracle for this platform", markup=False, soft_wrap=True)
     for r in not_run:
         err.print(f"render: --check did not run for {r.platform} {r.release} ({r.files} file(s) unchecked): "
-                  f"{r.install}", markup=False)
-    if not_run:
+                  f"{r.install}", markup=False, soft_wrap=True)
+    for r in partial:
+        err.print(f"render: --check did not validate every table for {r.platform} {r.release}: {_unvalidated(r)}; "
+                  f"{SONIC_YANG_HOWTO} that has them", markup=False, soft_wrap=True)
+    if not_run or partial:
         return EXIT_INPUT
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _unvalidated(r: Checked) -> str:
+    """``no SONiC YANG model for table(s) AAA, NTP in DIR``: the tables of ``r``'s files its models lack."""
+    return f"no SONiC YANG model for table(s) {', '.join(r.unvalidated)} in {r.models}"
 
 
 class _Writer:

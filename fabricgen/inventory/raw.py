@@ -205,6 +205,16 @@ because the management route and VRF live there; a raw table may add anything el
 _SONIC_OWNED_PREFIXES = ("BGP_", "BUFFER_", "MGMT_")
 
 
+def sonic_owned(table: str) -> bool:
+    """Whether config_db ``table`` is fabricgen's (:data:`SONIC_OWNED` or a ``BGP_``/``BUFFER_``/``MGMT_`` table):
+    a raw block may not write it, so in a rendered config_db.json it was written by fabricgen.
+
+    >>> sonic_owned("NTP"), sonic_owned("BUFFER_PG"), sonic_owned("PORTCHANNEL")
+    (True, True, False)
+    """
+    return table in SONIC_OWNED or table.startswith(_SONIC_OWNED_PREFIXES)
+
+
 def _word_match(written: str, owned: str) -> bool:
     """``written`` names ``owned``: the same word, an abbreviation of it, or (for interface names) a name whose
     letters abbreviate it (``et1``, ``Ethernet1/1``, ``lo0``)."""
@@ -454,7 +464,7 @@ def _check_structured(platform: str, text: str) -> Iterator[RawIssue]:
         line, col = where.get((table,), (0, 0))
         if re.fullmatch(r"[A-Z][A-Z0-9_]*", table) is None:
             yield RawIssue(line, col, f"{table!r} is not a config_db table name (upper-case letters, digits, '_')")
-        elif table in SONIC_OWNED or table.startswith(_SONIC_OWNED_PREFIXES):
+        elif sonic_owned(table):
             yield RawIssue(line, col, f"config_db table {table!r} is one fabricgen owns; raw blocks may only add "
                                       "what fabricgen does not model")
         elif not isinstance(rows, dict) or not all(isinstance(r, dict) for r in rows.values()):

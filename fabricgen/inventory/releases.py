@@ -8,8 +8,8 @@ A platform not listed has one syntax for every release fabricgen supports.
   models of every listed release validate the rendered ``startup.yaml`` in the tests). Default 5.14.
   From 5.15 on, NVUE's on/off switches are written ``enabled``/``disabled``.
 - ``sonic``: community SONiC branches. Default 202411. The rendered config_db is validated against the
-  SONiC YANG models shipped in ``fabricgen/data/sonic-yang`` (one snapshot of sonic-buildimage master),
-  whatever release is named; no table fabricgen writes differs between these branches.
+  SONiC YANG models of the directory ``FABRICGEN_SONIC_YANG_DIR`` names (``render --check``; fabricgen ships
+  none), whatever release is named; no table fabricgen writes differs between these branches.
 - ``eos``: Arista EOS release trains 4.28–4.34. Default 4.32. Every statement fabricgen renders for EOS
   predates 4.28 (the PFC watchdog and its per-port arming: EOS 4.21.1F, Arista TOI "PFC Watchdog"), so
   the output is the same for every listed train; Arista's own generator (pyavd's ``eos_cli_config_gen``)

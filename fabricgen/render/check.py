@@ -1,16 +1,21 @@
 """Independent oracles for rendered configurations: the NOS vendor's own schema, not fabricgen's.
 
-- **SONiC** ``config_db.json``: SONiC's YANG models (shipped in ``fabricgen/data/sonic-yang``, see its
-  ``SOURCE.txt``) loaded into libyang (the ``yang`` extra). Each config_db table is translated into YANG
+- **SONiC** ``config_db.json``: SONiC's YANG models from the directory ``FABRICGEN_SONIC_YANG_DIR`` names
+  (sonic-buildimage's ``src/sonic-yang-models/yang-models``; fabricgen ships none) loaded into libyang (the
+  ``yang`` extra). Each config_db table is translated into YANG
   instance data the way SONiC's ``sonic_yang_ext.py`` does (table → container of the module that defines
   it; ``key1|key2`` → list keys; map tables such as DSCP_TO_TC_MAP → their inner key/value list; values
   typed as the model says, since stock libyang does not accept numbers as strings) and validated with
   every leafref resolved (BUFFER_PG → BUFFER_PROFILE, PORT_QOS_MAP → DSCP_TO_TC_MAP, QUEUE → WRED_PROFILE …).
+  A table fabricgen writes (:func:`fabricgen.inventory.raw.sonic_owned`) whose model is not in the directory is
+  left out of the validation and reported as not validated (never as valid); any other table without a model
+  came from a raw block and is an error (no model of the directory knows it).
 - **NVUE** ``startup.yaml``: NVIDIA's NVUE OpenAPI schema of the device's release as Pydantic models
   (``nvueschema``, the ``oracles`` extra), made strict: unknown keys are refused at every level and values
   are not coerced (JSON-mode strict validation: ``"100"`` is not an integer, ``100ms`` is not a number).
 
-Both loaders return ``None`` when their package is not installed, so callers can say which oracle ran.
+Both loaders return ``None`` when their package is not installed (SONiC's also when no usable model directory is
+named: :func:`sonic_unavailable` says why and what to do), so callers can say which oracle ran.
 The validators are pure functions of their input; loading a schema is the only expensive step (do it
 once per process: :func:`sonic_oracle` and :func:`nvue_oracle` cache).
 """
@@ -20,16 +25,23 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fabricgen.inventory.raw import sonic_owned
 from fabricgen.render.base import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX
 
-SONIC_YANG_DIR = Path(__file__).resolve().parent.parent / "data" / "sonic-yang"
-"""The SONiC YANG models fabricgen ships (a snapshot of sonic-buildimage, see SOURCE.txt there)."""
+SONIC_YANG_ENV = "FABRICGEN_SONIC_YANG_DIR"
+"""The environment variable naming the directory of SONiC's YANG models the SONiC oracle loads."""
+SONIC_YANG_HOWTO = (f"set {SONIC_YANG_ENV} to a directory of SONiC's YANG models "
+                    "(sonic-buildimage src/sonic-yang-models/yang-models)")
+"""What to do when no usable directory is named (one line)."""
+SONIC_YANG_REQUIRED = "sonic-port.yang"
+"""The module every SONiC model directory has: PORT, the target of most of config_db's leafrefs."""
 
 
 # --------------------------------------------------------------------------- SONiC: libyang
@@ -42,6 +54,7 @@ class SonicYang:
         self.ly = libyang
         self.models = models
         self.ctx = libyang.Context(str(models))
+        self.source = model_source(models)
         self.tables: dict[str, tuple[str, Any]] = {}  # table → (module name, container schema node)
         names = sorted({path.stem.split("@")[0] for path in models.glob("*.yang")})
         for name in names:
@@ -82,11 +95,19 @@ class SonicYang:
         return str(raw)
 
     # --- tables
+    def unmodelled(self, db: dict[str, Any]) -> list[str]:
+        """The tables of ``db`` that fabricgen writes but no model of this directory defines (sorted): they are
+        left out of the validation, so they are not validated."""
+        return sorted(t for t in db if t not in self.tables and sonic_owned(t))
+
     def instance(self, db: dict[str, Any]) -> dict[str, Any]:
-        """``db`` as YANG instance data (JSON encoding); raises ``ValueError`` for a table or key no model takes."""
+        """``db`` as YANG instance data (JSON encoding), without its :meth:`unmodelled` tables; raises
+        ``ValueError`` for a table or key no model takes."""
         out: dict[str, dict[str, Any]] = {}
         for table, rows in db.items():
             if table not in self.tables:
+                if sonic_owned(table):
+                    continue
                 raise ValueError(f"{table}: table is not in any loaded SONiC model")
             module, container = self.tables[table]
             out.setdefault(f"{module}:{module}", {})[f"{module}:{table}"] = self._table(container, rows)
@@ -149,16 +170,24 @@ class SonicYang:
             tree.free()
 
     def problems(self, text: str) -> list[str]:
-        """One line per problem of the config_db.json ``text`` (empty: valid)."""
+        """One line per problem of the config_db.json ``text`` (empty: valid, but for its :meth:`unmodelled`
+        tables, which :meth:`judge` names)."""
+        return self.judge(text)[0]
+
+    def judge(self, text: str) -> tuple[list[str], list[str]]:
+        """The problems of the config_db.json ``text`` (one line each) and its tables not validated
+        (:meth:`unmodelled`)."""
         try:
             db = json.loads(text)
         except ValueError as exc:
-            return [f"not JSON: {exc}"]
+            return [f"not JSON: {exc}"], []
+        if not isinstance(db, dict):
+            return ["config_db.json must be a JSON object of tables"], []
         try:
             self.validate(db)
         except (ValueError, self.ly.LibyangError) as exc:
-            return [" ".join(str(exc).split())]
-        return []
+            return [" ".join(str(exc).split())], self.unmodelled(db)
+        return [], self.unmodelled(db)
 
 
 _PLACEHOLDER = re.compile(re.escape(PLACEHOLDER_PREFIX) + r"[A-Z_][A-Z0-9_]{0,63}" + re.escape(PLACEHOLDER_SUFFIX))
@@ -168,14 +197,63 @@ characters without blank, quote, ``@``, ``,`` or backslash; sonic-system-tacacs/
 ``#`` or ``,``)."""
 
 
+def model_source(models: Path) -> str:
+    """How a finding cites the models of ``models``: ``<repository> <commit>`` from its ``SOURCE.txt``
+    (``Repository : https://github.com/sonic-net/sonic-buildimage`` and ``Commit : 086b03bd…`` lines, the
+    first 7 hex digits) when it has one naming both, else the directory itself."""
+    try:
+        text = (models / "SOURCE.txt").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return str(models)
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip() in ("Repository", "Commit") and name.strip() not in fields:
+            fields[name.strip()] = value.strip()
+    repo, commit = fields.get("Repository", "").rstrip("/"), fields.get("Commit", "")
+    if not repo or re.fullmatch(r"[0-9a-f]{7,40}", commit) is None:
+        return str(models)
+    return f"{repo.rsplit('/', 1)[-1]} {commit[:7]}"
+
+
+def sonic_yang_dir() -> Path | None:
+    """The directory ``FABRICGEN_SONIC_YANG_DIR`` names (``~`` expanded), or ``None`` when it is unset or empty."""
+    value = os.environ.get(SONIC_YANG_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def sonic_oracle(models: Path | None = None) -> SonicYang | None:
+    """SONiC's YANG models of ``models`` (default: :func:`sonic_yang_dir`) in libyang, or ``None`` when the libyang
+    binding is not installed or the directory is not given or not usable (:func:`sonic_unavailable` says why)."""
+    loaded = _sonic(models if models is not None else sonic_yang_dir())
+    return loaded if isinstance(loaded, SonicYang) else None
+
+
+def sonic_unavailable(models: Path | None = None) -> tuple[str, str] | None:
+    """Why :func:`sonic_oracle` is ``None`` (one line) and what to do (one line), or ``None`` when it loads."""
+    loaded = _sonic(models if models is not None else sonic_yang_dir())
+    return loaded if isinstance(loaded, tuple) else None
+
+
 @functools.cache
-def sonic_oracle(models: Path = SONIC_YANG_DIR) -> SonicYang | None:
-    """SONiC's YANG models in libyang, or ``None`` when the libyang binding is not installed."""
+def _sonic(models: Path | None) -> SonicYang | tuple[str, str]:
+    """The models of ``models`` loaded once per process, or (why not, what to do)."""
     try:
         import libyang
     except ImportError:
-        return None
-    return SonicYang(libyang, models)
+        return "the libyang binding is not installed", "pip install 'fabricgen[yang]'"
+    if models is None:
+        return f"{SONIC_YANG_ENV} is not set", SONIC_YANG_HOWTO
+    if not models.is_dir():
+        return f"{SONIC_YANG_ENV}={models} is not a directory", SONIC_YANG_HOWTO
+    if not (models / SONIC_YANG_REQUIRED).is_file():
+        return (f"{SONIC_YANG_ENV}={models} has no {SONIC_YANG_REQUIRED}: not a directory of SONiC's YANG models",
+                SONIC_YANG_HOWTO)
+    try:
+        return SonicYang(libyang, models)
+    except libyang.LibyangError as exc:
+        return (f"{SONIC_YANG_ENV}={models}: libyang cannot load its models: {' '.join(str(exc).split())}",
+                SONIC_YANG_HOWTO)
 
 
 # --------------------------------------------------------------------------- NVUE: nvueschema
@@ -282,11 +360,13 @@ class Checked:
 
     platform: str
     release: str
-    oracle: str  # "libyang + SONiC YANG (sonic-buildimage 086b03b)", or why none ran
+    oracle: str  # "libyang + SONiC YANG models (sonic-buildimage 086b03b)", or why none ran
     ran: bool
     files: int
     problems: tuple[tuple[str, str], ...]  # (file, problem)
-    install: str | None = None  # when it did not run: what to install so that it runs
+    install: str | None = None  # when it did not run: what to install (or set) so that it runs
+    unvalidated: tuple[str, ...] = ()  # tables of the files the oracle has no model for (SONiC: not validated)
+    models: str = ""  # where the oracle's models are (SONiC: the directory), for the not-validated line
 
 
 @dataclass(frozen=True)
@@ -295,13 +375,6 @@ class ToCheck:
     platform: str
     release: str
     text: str
-
-
-def sonic_revision() -> str:
-    for line in (SONIC_YANG_DIR / "SOURCE.txt").read_text(encoding="utf-8").splitlines():
-        if line.startswith("Commit"):
-            return line.split(":", 1)[1].strip()[:7]
-    return "unknown"
 
 
 def check_files(files: Iterable[ToCheck]) -> list[Checked]:
@@ -316,12 +389,11 @@ def check_files(files: Iterable[ToCheck]) -> list[Checked]:
         install: str | None = None
         if plat == "sonic":
             sonic = sonic_oracle()
-            validate = sonic.problems if sonic is not None else None
             if sonic is not None:
-                name = f"libyang + SONiC YANG models (sonic-buildimage {sonic_revision()})"
-            else:
-                install = "pip install 'fabricgen[yang]'"
-                name = f"not run: the libyang binding is not installed ({install})"
+                out.append(_check_sonic(sonic, release, group))
+                continue
+            why, install = sonic_unavailable() or ("", "")
+            validate, name = None, f"not run: {why} ({install})"
         else:
             nvue = nvue_oracle(release)
             validate = nvue.problems if nvue is not None else None
@@ -339,3 +411,15 @@ def check_files(files: Iterable[ToCheck]) -> list[Checked]:
                 problems.extend((f.path, p) for p in validate(f.text))
         out.append(Checked(plat, release, name, validate is not None, len(group), tuple(problems), install))
     return out
+
+
+def _check_sonic(sonic: SonicYang, release: str, group: list[ToCheck]) -> Checked:
+    """The SONiC oracle over ``group``: each file's problems, and the tables of any file it did not validate."""
+    problems: list[tuple[str, str]] = []
+    unvalidated: set[str] = set()
+    for f in group:
+        found, skipped = sonic.judge(f.text)
+        problems.extend((f.path, p) for p in found)
+        unvalidated.update(skipped)
+    return Checked("sonic", release, f"libyang + SONiC YANG models ({sonic.source})", True, len(group),
+                   tuple(problems), None, tuple(sorted(unvalidated)), str(sonic.models))
