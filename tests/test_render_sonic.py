@@ -27,8 +27,8 @@ from tests.test_render_frr import vtysh_dryrun
 YANG_DIR = SONIC_YANG
 UNVALIDATED = {"lab": LAB_UNVALIDATED, "su1": PORTS_UNVALIDATED, "expansion/before": PORTS_UNVALIDATED,
                "expansion/after": PORTS_UNVALIDATED}
-"""multi-su's Arista 7060X6 has no SONiC platform facts here: its PORT table is laid out by position, no BREAKOUT_CFG."""
-"""Per bundled inventory, the tables not validated; every other inventory's switches validate in full."""
+"""Per bundled inventory, the tables not validated; every other inventory's switches validate in full (multi-su's
+Arista 7060X6 has no SONiC platform facts here: its PORT table is laid out by position, without BREAKOUT_CFG)."""
 
 
 def _libyang() -> Any:
