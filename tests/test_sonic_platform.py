@@ -435,3 +435,17 @@ def test_buffer_tables_are_laid_out_as_nvidia_s_templates_for_the_sku(tmp_path: 
         queues = {r["profile"] for k, r in got["BUFFER_QUEUE"].items() if k.split("|")[0] in ports}
         assert queues == set(nv["BUFFER_QUEUE"].values()), (sku, name)
         assert {got["BUFFER_PG"][f"{p}|0"]["profile"] for p in ports} == {nv["BUFFER_PG"]["0"]}
+
+
+def test_explain_names_the_sku_and_the_pools_the_file_writes() -> None:
+    """``fabricgen explain`` shows the SKU and the pool sizes fabricgen chose (they differ from NVIDIA's template
+    sizes by design), the same numbers the rendered BUFFER_POOL carries."""
+    from fabricgen.cli.explain import port_rows
+
+    fabric = resolve(load_inventory(INVENTORIES / "lab"))
+    rows = {name: (value, source) for name, value, source in port_rows(fabric, "leaf1", "Ethernet0") or []}
+    assert rows["sonic hwsku"] == ("ACS-SN5600", "default")
+    db = config_db(build_device(fabric, "leaf1", compute(fabric)))
+    value, source = rows["sonic buffer pools"]
+    assert value == "lossy-pools: " + ", ".join(f"{n} {r['size']} B" for n, r in sorted(db["BUFFER_POOL"].items()))
+    assert source == "render:sonic (NVIDIA ACS-SN5600 buffers_defaults layout)"

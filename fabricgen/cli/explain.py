@@ -14,7 +14,7 @@ def _prios(values: frozenset[int]) -> str:
     return ",".join(str(p) for p in sorted(values)) or "none"
 
 
-def _platform_rows(fabric: Any, device: str, pq: Any) -> list[tuple[str, str, str]]:
+def _platform_rows(fabric: Any, qos: Any, device: str, pq: Any) -> list[tuple[str, str, str]]:
     """How the port's platform and release write what the rows above computed, where it differs."""
     from fabricgen.inventory.releases import DEFAULT_RELEASE
     from fabricgen.render.data import cable_class, nvue_watchdog
@@ -35,11 +35,39 @@ def _platform_rows(fabric: Any, device: str, pq: Any) -> list[tuple[str, str, st
         how = (f"standard class for {c.length_m} m (SONiC's lookup has 5/40/300 m); BUFFER_PG profiles computed "
                f"for {c.length_m} m" if c.standard else "longer than SONiC's classes: the real length")
         rows.append(("sonic CABLE_LENGTH", f"{c.written} ({how})", "render:sonic"))
+    if sw.platform == "sonic":
+        rows += _sonic_buffer_rows(fabric, qos, device)
     if sw.platform == "nvue" and pq.watchdog is not None:
         polling, robustness, detect = nvue_watchdog(pq.watchdog.detection_ms)
         rows.append(("nvue pfc-watchdog", f"polling-interval {polling} ms x robustness {robustness} = {detect} ms; "
                      "NVUE has no restoration time", "render:nvue"))
     return rows
+
+
+def _sonic_buffer_rows(fabric: Any, qos: Any, device: str) -> list[tuple[str, str, str]]:
+    """The switch's SONiC HwSKU and the buffer pools its config_db.json writes, with the layout they follow."""
+    from fabricgen.render.data import build_device
+    from fabricgen.render.sonic import generic_pools, nvidia_layout, nvidia_pools
+
+    sw = fabric.switches[device]
+    d = build_device(fabric, device, qos)
+    rows = [("sonic hwsku", sw.hwsku or "(no platform facts: ports laid out by position)",
+             "inventory:hwsku" if sw.hwsku and sw.hwsku != _default_sku(sw.model) else "default")]
+    if d.qos is not None:
+        layout = nvidia_layout(d)
+        pools, _ = nvidia_pools(d.qos.buffer, layout) if layout else generic_pools(d.qos.buffer)
+        sizes = ", ".join(f"{n} {r['size']} B" + (f" (xoff {r['xoff']} B)" if "xoff" in r else "")
+                          for n, r in sorted(pools.items()))
+        source = f"render:sonic (NVIDIA {sw.hwsku} buffers_defaults layout)" if layout else "render:sonic"
+        rows.append(("sonic buffer pools", f"{layout or 'generic'}: {sizes}", source))
+    return rows
+
+
+def _default_sku(model: str) -> str:
+    from fabricgen.inventory.sonic_platform import sonic_platform
+
+    facts = sonic_platform(model)
+    return facts.default_sku if facts is not None else ""
 
 
 def port_rows(fabric: Any, device: str, port: str) -> list[tuple[str, str, str]] | None:
@@ -108,7 +136,7 @@ def port_rows(fabric: Any, device: str, port: str) -> list[tuple[str, str, str]]
                 b.source,
             )
         )
-        rows += _platform_rows(fabric, device, pq)
+        rows += _platform_rows(fabric, qos, device, pq)
         return rows
     nic = qos.nics.get((device, port))
     if nic is None:
