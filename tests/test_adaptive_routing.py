@@ -210,3 +210,14 @@ def test_paths_as_rendered_row_is_adaptive_where_on(tmp_path: Path) -> None:
                                 catch_exceptions=False)
     first = json.loads(result.output)["jobs"][0]["remedies"][0]["remedy"]
     assert first["mode"] == "adaptive" and first["name"].startswith("as rendered: adaptive")
+
+
+def test_scaling_ecmp_column_is_placed_as_rendered(tmp_path: Path) -> None:
+    rows = {}
+    for name, leaf in (("off", ""), ("on", ", adaptive_routing: true")):
+        path = intent(sub(tmp_path, name), leaf=leaf)
+        result = CliRunner().invoke(app, ["scaling", str(path), "--format", "json"], catch_exceptions=False)
+        table = json.loads(result.output)
+        rows[name] = {r["gpus"]: r["ecmp_scattered_1qp"] for r in table["rows"]}
+        assert any("placed as rendered, adaptive" in n for n in table["notes"]) == (name == "on")
+    assert rows["on"][64] > rows["off"][64]

@@ -756,7 +756,7 @@ def nvue_watchdog(detection_ms: int) -> tuple[int, int, int]:
     return polling, robustness, polling * robustness
 
 
-def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueData:
+def _nvue(fabric: Fabric, sw: Switch, qos: DeviceQos | None) -> NvueData:
     new = at_least(sw.release, "5.15")
     override = fabric.qos_policy.platforms.get("nvue")
     polling = robustness = detection = None
@@ -878,7 +878,7 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         qos=device_qos,
         release=sw.release,
         hwsku=sw.hwsku,
-        nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
+        nvue=_nvue(fabric, sw, device_qos) if sw.platform == "nvue" else None,
         base=build_base(fabric, name, sw.platform),
         raw=build_raw(fabric, name, sw.platform),
     )

@@ -981,6 +981,7 @@ def with_collisions(table: ScalingTable, fabric: Fabric, failures: Failures = NO
     from dataclasses import replace as dc_replace
 
     graph = build_graph(fabric, failures)
+    remedy = rendered_remedy(fabric, qps)
     rows = []
     for i, row in enumerate(table.rows):
         if row.nodes <= 1:
@@ -989,6 +990,10 @@ def with_collisions(table: ScalingTable, fabric: Fabric, failures: Failures = NO
         order = packed_nodes(fabric, failures)
         pick = np.random.default_rng(i).permutation(len(order))[: row.nodes]
         nodes = [order[j] for j in pick.tolist()]
-        eff = collision_efficiency(fabric, nodes, qps=qps, seeds=seeds, failures=failures, graph=graph)
+        eff = collision_efficiency(fabric, nodes, remedy=remedy, seeds=seeds, failures=failures, graph=graph)
         rows.append(dc_replace(row, ecmp=row.best * eff))
-    return dc_replace(table, rows=tuple(rows))
+    notes = table.notes
+    if remedy.mode == "adaptive":
+        notes = (*notes, f"ECMP scattered: placed as rendered, {remedy.name.removeprefix('as rendered: ')} "
+                         "(the inventory turns adaptive routing on)")
+    return dc_replace(table, rows=tuple(rows), notes=notes)
