@@ -221,3 +221,11 @@ def test_scaling_ecmp_column_is_placed_as_rendered(tmp_path: Path) -> None:
         rows[name] = {r["gpus"]: r["ecmp_scattered_1qp"] for r in table["rows"]}
         assert any("placed as rendered, adaptive" in n for n in table["notes"]) == (name == "on")
     assert rows["on"][64] > rows["off"][64]
+
+
+def test_retarget_keeps_it_for_nvue_and_drops_it_where_it_is_not_rendered(tmp_path: Path) -> None:
+    path = intent(tmp_path, fabric="  adaptive_routing: true", leaf=", adaptive_routing: true")
+    assert any(sw.adaptive_routing for sw in resolve(retarget(load_inventory(path), "nvue")).switches.values())
+    for platform in ("eos", "sonic", "frr"):
+        fabric = resolve(retarget(load_inventory(path), platform))  # not an input error
+        assert not any(sw.adaptive_routing for sw in fabric.switches.values())
