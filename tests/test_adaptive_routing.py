@@ -186,6 +186,9 @@ def test_plan_risk_line_when_a_change_toggles_it(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["plan", "--base", str(tmp_path / "a"), str(tmp_path / "b"), "--no-configs"],
                                 catch_exceptions=False)
     assert "risk: adaptive routing off → on on 16 Cumulus switches" in result.output, result.output
+    result = CliRunner().invoke(app, ["plan", "--base", str(tmp_path / "a"), str(tmp_path / "b"), "--no-configs",
+                                      "--format", "markdown"], catch_exceptions=False)
+    assert "> ⚠️ **Risk:** adaptive routing off → on on 16 Cumulus switches" in result.output
 
 
 # --------------------------------------------------------------------------- paths and scaling
