@@ -49,7 +49,8 @@ NVLINK_EFFICIENCY = click.option(
               help="Pieces per flow that adaptive routing places independently.")
 @click.option(
     "--remedy", "remedies", multiple=True, type=click.Choice(REMEDIES),
-    help="Rows to show (repeatable; default: ecmp, qps, adaptive, spray). ecmp: the rendered hash with --qps; "
+    help="Rows to show (repeatable; default: ecmp, qps, adaptive, spray). ecmp: as rendered with --qps (the rendered "
+    "hash, or adaptive routing where the inventory turns it on); "
     "qps: the same with --more-qps; 3-tuple: ECMP hashing addresses only, with --more-qps; adaptive: "
     "least-loaded per flowlet; spray: every packet over every path.",
 )
@@ -83,7 +84,15 @@ def paths(
     from fabricgen.errors import InputError, Problem
     from fabricgen.inventory.load import load_inventory
     from fabricgen.perf import Assumptions, Collective, parse_failures
-    from fabricgen.perf.paths import Job, Remedy, packed_nodes, parse_job, paths_report, rendered_hash
+    from fabricgen.perf.paths import (
+        Job,
+        Remedy,
+        packed_nodes,
+        parse_job,
+        paths_report,
+        rendered_hash,
+        rendered_remedy,
+    )
     from fabricgen.perf.paths.report import paths_markdown, print_paths
     from fabricgen.topology.resolve import resolve
 
@@ -99,7 +108,7 @@ def paths(
         job_list = [Job(f"{sum(fabric.nodes[n].gpus for n in every):,} GPUs (whole fabric)", every)]
     h = rendered_hash()
     table = {
-        "ecmp": Remedy(f"ECMP {h}, {qps} QP" + ("s" if qps > 1 else ""), "ecmp", qps, h),
+        "ecmp": rendered_remedy(fabric, qps, flowlets),  # adaptive where the inventory turns adaptive routing on
         "qps": Remedy(f"ECMP {h}, {more_qps} QP" + ("s" if more_qps > 1 else ""), "ecmp", more_qps, h),
         "3-tuple": Remedy(f"ECMP 3-tuple, {more_qps} QP" + ("s" if more_qps > 1 else ""), "ecmp", more_qps,
                           "3-tuple"),

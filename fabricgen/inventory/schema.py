@@ -273,6 +273,11 @@ class NicModel(Strict):
     speed: Speed
     ports: int = Field(ge=1, le=4, default=1)
     rdma_driver: Literal["mlx5", "bnxt_re", "irdma", "ionic"]
+    adaptive_routing: bool = Field(
+        default=False,
+        description="the NIC places out-of-order RoCE data (RC QPs), as switch adaptive routing needs; unset: "
+                    "false (a NIC fabricgen knows nothing of is not assumed to tolerate reordering)",
+    )
 
 
 class ServerNic(Strict):
@@ -313,6 +318,17 @@ class Catalog(Strict):
 
 
 # --------------------------------------------------------------------------- fabric settings
+
+_AR_WHY = (
+    "adaptive routing (Spectrum-X: NVUE `router adaptive-routing` globally and on every switch-to-switch port); "
+    "unset: inherit ({}), off by default because every NIC receiving the fabric's traffic must place "
+    "out-of-order RoCE data (the catalog's nics.<model>.adaptive_routing) and because enabling or disabling it "
+    "reloads switchd on Cumulus Linux (traffic stops on the switch), so an operator chooses it"
+)
+"""Why adaptive routing is off unless the inventory says so (Cumulus Linux "Equal Cost Multipath Load Sharing",
+adaptive routing section: enabling it reloads switchd; NVIDIA DOCA "Out-of-order Data Placement")."""
+
+
 
 
 class Role(StrEnum):
@@ -390,6 +406,9 @@ class FabricSettings(Strict):
     cable_defaults: CableDefaults = CableDefaults()
     releases: Annotated[dict[str, Release], AfterValidator(_releases)] = Field(
         default_factory=dict, description="NOS release per platform, e.g. {nvue: '5.14', sonic: '202411'}"
+    )
+    adaptive_routing: bool | None = Field(
+        default=None, description=_AR_WHY.format("off") + "; the default of every tier and switch"
     )
 
 
@@ -733,6 +752,9 @@ class Switch(Strict):
         default=None,
         description="SONiC HwSKU the switch runs (DEVICE_METADATA hwsku); unset: the platform's default SKU",
     )
+    adaptive_routing: bool | None = Field(
+        default=None, description=_AR_WHY.format("fabric.adaptive_routing")
+    )
     serial: Name | None = Field(
         default=None,
         description="chassis serial number as the device reports it (NAPALM get_facts serial_number); when set, "
@@ -787,6 +809,9 @@ class TierIntent(Strict):
         default=None,
         description="SONiC HwSKU the tier's switches run (DEVICE_METADATA hwsku); unset: the platform's default SKU",
     )
+    adaptive_routing: bool | None = Field(
+        default=None, description=_AR_WHY.format("fabric.adaptive_routing")
+    )
     count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
 
 
@@ -797,6 +822,9 @@ class LeafIntent(Strict):
     hwsku: Name | None = Field(
         default=None,
         description="SONiC HwSKU the tier's switches run (DEVICE_METADATA hwsku); unset: the platform's default SKU",
+    )
+    adaptive_routing: bool | None = Field(
+        default=None, description=_AR_WHY.format("fabric.adaptive_routing")
     )
     uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
 

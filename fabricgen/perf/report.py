@@ -29,7 +29,8 @@ def _columns(table: ScalingTable) -> tuple[str, ...]:
 
 ECMP_FOOTNOTE = (
     "ECMP scattered = default busbw left by ECMP hash collisions when the job's nodes are scattered over the fabric "
-    "in random rank order, 1 queue pair per connection (median of 8 hash seeds); `fabricgen paths` shows what more "
+    "in random rank order, 1 queue pair per connection (median of 8 hash seeds), with adaptive routing where the "
+    "inventory turns it on; `fabricgen paths` shows what more "
     "QPs, adaptive routing or spraying recover"
 )
 

@@ -1,7 +1,8 @@
 """The plan's ECMP-collision risk line: does the change make hashed paths cost a full-fabric job more?
 
 The job is the whole fabric in scattered rank order (a fragmented cluster: every ring neighbour on another
-leaf, every leaf's uplinks as busy as they get), with ECMP as rendered and one queue pair per connection,
+leaf, every leaf's uplinks as busy as they get), with ECMP as rendered (adaptive routing where it is on) and one
+queue pair per connection,
 simulated by :func:`fabricgen.perf.paths.collision_efficiency` before and after the change. A drop of more
 than :data:`RISK_DROP` in its median collision efficiency is a risk line.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.perf.paths import parse_job, simulate, standard_remedies
+from fabricgen.perf.paths import parse_job, rendered_remedy, simulate
 from fabricgen.topology.model import Fabric
 
 RISK_DROP = 0.02
@@ -22,7 +23,7 @@ MAX_GPUS = 16_384
 
 def _efficiency(fabric: Fabric) -> tuple[float, str | None]:
     job = parse_job(fabric, f"{fabric.gpus}:scattered")
-    result = simulate(fabric, job, standard_remedies()[:1], seeds=SEEDS, worst=1).results[0]
+    result = simulate(fabric, job, [rendered_remedy(fabric)], seeds=SEEDS, worst=1).results[0]
     worst = result.worst_links[0].link if result.worst_links else None
     return result.median_efficiency, worst
 

@@ -93,6 +93,7 @@ class FabricDiff:
     settings: tuple[str, ...] = ()
     qos_compared: bool = False
     counts: Mapping[str, int] = field(default_factory=dict)
+    risks: tuple[str, ...] = ()  # what the change does to traffic on devices that stay (see adaptive_routing_risks)
 
     @property
     def empty(self) -> bool:
@@ -108,6 +109,7 @@ class FabricDiff:
         return {
             "counts": dict(self.counts),
             "settings": list(self.settings),
+            "risks": list(self.risks),
             "qos_compared": self.qos_compared,
             "added": [d.as_dict() for d in self.added],
             "removed": [d.as_dict() for d in self.removed],
@@ -220,6 +222,8 @@ def _switch_change(old: Switch, new: Switch, extra: Iterable[str]) -> DeviceChan
         reasons.append(f"{speed} ports change speed or breakout")
     if addr:
         reasons.append(f"{addr} interface addresses change")
+    if old.adaptive_routing != new.adaptive_routing and new.platform == "nvue":
+        reasons.append(f"adaptive routing {'off → on' if new.adaptive_routing else 'on → off'} (switchd reloads)")
     reasons.extend(extra)
     if not reasons:
         return None
@@ -521,7 +525,35 @@ def diff_fabrics(
         settings=tuple(settings),
         qos_compared=compared,
         counts=counts,
+        risks=tuple(adaptive_routing_risks(old, new)),
     )
+
+
+def adaptive_routing_risks(old: Fabric, new: Fabric) -> list[str]:
+    """One risk line per direction for the Cumulus switches (in both fabrics) whose adaptive routing the change
+    turns on or off: NVUE reloads ``switchd`` to apply it (Cumulus Linux "Equal Cost Multipath Load Sharing":
+    enabling adaptive routing reloads switchd), which stops forwarding on the switch while it restarts.
+
+    >>> adaptive_routing_risks(before, after)  # doctest: +SKIP
+    ['adaptive routing off → on on 16 Cumulus switches (leaf-su001-r0 … leaf-su001-r7): NVUE reloads switchd ...']
+    """
+    toggled: dict[bool, list[str]] = {}
+    for name, sw in new.switches.items():
+        was = old.switches.get(name)
+        if was is not None and sw.platform == "nvue" and was.adaptive_routing != sw.adaptive_routing:
+            toggled.setdefault(sw.adaptive_routing, []).append(name)
+    out = []
+    for on in (True, False):
+        names = toggled.get(on)
+        if not names:
+            continue
+        n = len(names)
+        out.append(
+            f"adaptive routing {'off → on' if on else 'on → off'} on {n:,} Cumulus switch{'' if n == 1 else 'es'} "
+            f"({_compress(names)}): NVUE reloads switchd to apply it, so each of them stops forwarding while switchd "
+            "restarts — drain them first or change them one at a time"
+        )
+    return out
 
 
 def _with_qos(c: DeviceChange, q: tuple[int, tuple[str, ...]] | None) -> DeviceChange:

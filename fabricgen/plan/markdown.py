@@ -64,6 +64,8 @@ def render_markdown(
     ]
     if not plan.has_changes:
         return "\n".join(head)
+    risks = plan.topology.get("risks", [])
+    head += [f"> ⚠️ **Risk:** {_esc(line)}" for line in risks] + ([""] if risks else [])
     head += _table(["", "before", "after", "change"], [list(r) for r in totals_rows(plan)], {1, 2, 3})
     head.append("")
     head += _table(

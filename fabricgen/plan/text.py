@@ -25,6 +25,8 @@ def print_plan(console: Console, plan: Plan, *, diffs: bool = True, max_rows: in
     console.print(headline(plan))
     if not plan.has_changes:
         return
+    for line in plan.topology.get("risks", []):
+        console.print(f"[red]risk:[/red] {line}", highlight=False)
     totals = _table("Before → after", "", "before", "after", "change", right=("before", "after", "change"))
     for row in totals_rows(plan):
         totals.add_row(*row)

@@ -293,7 +293,7 @@ class NvueData:
     roce_mode: str | None  # "lossless": NVIDIA's `qos roce` object instead of the explicit QoS profiles
     roce_udp_port: int  # RoCEv2's UDP port, announced in the LLDP application TLV
     roce_priority: int
-    adaptive_routing: bool  # Spectrum-X adaptive routing (Spectrum-4 and later)
+    adaptive_routing: bool  # Spectrum-X adaptive routing, as the inventory resolves it (Switch.adaptive_routing)
     watchdog_polling_ms: int | None  # NVUE's PFC watchdog: detection = polling-interval × robustness
     watchdog_robustness: int | None
     watchdog_detection_ms: int | None  # what that product gives (the inventory's detection time, rounded up)
@@ -756,7 +756,7 @@ def nvue_watchdog(detection_ms: int) -> tuple[int, int, int]:
     return polling, robustness, polling * robustness
 
 
-def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueData:
+def _nvue(fabric: Fabric, sw: Switch, qos: DeviceQos | None) -> NvueData:
     new = at_least(sw.release, "5.15")
     override = fabric.qos_policy.platforms.get("nvue")
     polling = robustness = detection = None
@@ -774,7 +774,7 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
         roce_mode=override.roce_mode if override is not None else None,
         roce_udp_port=ROCE_UDP_PORT,
         roce_priority=qos.roce_tc if qos is not None else 3,
-        adaptive_routing=asic in ADAPTIVE_ROUTING_ASICS,
+        adaptive_routing=sw.adaptive_routing,
         watchdog_polling_ms=polling,
         watchdog_robustness=robustness,
         watchdog_detection_ms=detection,
@@ -795,8 +795,6 @@ def _nvue(fabric: Fabric, sw: Switch, asic: str, qos: DeviceQos | None) -> NvueD
 ROCE_UDP_PORT = 4791
 """RoCEv2's IANA UDP destination port."""
 
-ADAPTIVE_ROUTING_ASICS = frozenset({"Spectrum-4", "Spectrum-5"})
-"""ASICs of NVIDIA's Spectrum-X, where Cumulus Linux offers adaptive routing."""
 
 
 def _device_qos(sq: SwitchQos, blocks: _QosBlocks, profiles_used: list[QosProfile]) -> DeviceQos:
@@ -880,7 +878,7 @@ def build_device(fabric: Fabric, name: str, qos: FabricQos | None = None) -> Dev
         qos=device_qos,
         release=sw.release,
         hwsku=sw.hwsku,
-        nvue=_nvue(fabric, sw, model.asic, device_qos) if sw.platform == "nvue" else None,
+        nvue=_nvue(fabric, sw, device_qos) if sw.platform == "nvue" else None,
         base=build_base(fabric, name, sw.platform),
         raw=build_raw(fabric, name, sw.platform),
     )

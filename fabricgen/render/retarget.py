@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from fabricgen.inventory.catalog import ADAPTIVE_ROUTING_PLATFORMS
 from fabricgen.inventory.load import LoadedInventory
 from fabricgen.topology.portnames import port_name
 from fabricgen.topology.resolve import resolve
@@ -18,7 +19,8 @@ from fabricgen.topology.resolve import resolve
 def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
     """``loaded`` with every switch on ``platform`` (explicit switches, intent tiers and cable ends). Releases
     written on a switch or tier belonged to the old platform and are dropped: ``fabric.releases`` (or the new
-    platform's default) applies."""
+    platform's default) applies. So is ``adaptive_routing`` (switches, tiers and the fabric's) when ``platform``
+    does not render it: the new platform would refuse it as an input error."""
     fabric = resolve(loaded)
     lanes = {name: fabric.catalog.switches[sw.model].lanes for name, sw in fabric.switches.items()}
     rename = {
@@ -32,8 +34,11 @@ def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
         return f"{device}:{rename.get((device, port), port)}"
 
     inv = loaded.inventory
+    drop: dict[str, object] = {"platform": platform, "release": None, "hwsku": None}
+    if platform not in ADAPTIVE_ROUTING_PLATFORMS:
+        drop["adaptive_routing"] = None
     update: dict[str, object] = {
-        "switches": [s.model_copy(update={"platform": platform, "release": None, "hwsku": None}) for s in inv.switches],
+        "switches": [s.model_copy(update=drop) for s in inv.switches],
         "links": [
             link.model_copy(update={"a": end(link.a), "b": end(link.b) if link.b else None}) for link in inv.links
         ],
@@ -41,10 +46,12 @@ def retarget(loaded: LoadedInventory, platform: str) -> LoadedInventory:
     if inv.intent is not None:
         ro = inv.intent.rail_optimized
         tiers: dict[str, object] = {
-            "leaf": ro.leaf.model_copy(update={"platform": platform, "release": None, "hwsku": None}),
-            "spine": ro.spine.model_copy(update={"platform": platform, "release": None, "hwsku": None}),
+            "leaf": ro.leaf.model_copy(update=drop),
+            "spine": ro.spine.model_copy(update=drop),
         }
         if ro.core is not None:
-            tiers["core"] = ro.core.model_copy(update={"platform": platform, "release": None, "hwsku": None})
+            tiers["core"] = ro.core.model_copy(update=drop)
         update["intent"] = inv.intent.model_copy(update={"rail_optimized": ro.model_copy(update=tiers)})
+    if platform not in ADAPTIVE_ROUTING_PLATFORMS:
+        update["fabric"] = inv.fabric.model_copy(update={"adaptive_routing": None})
     return dataclasses.replace(loaded, inventory=inv.model_copy(update=update))

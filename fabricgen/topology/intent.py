@@ -277,6 +277,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     src,
                     release=intent.spine.release,
                     hwsku=intent.spine.hwsku,
+                    adaptive_routing=intent.spine.adaptive_routing,
                 )
             )
     core_names: dict[tuple[int, int], str] = {}
@@ -303,6 +304,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                         src,
                         release=intent.core.release,
                         hwsku=intent.core.hwsku,
+                        adaptive_routing=intent.core.adaptive_routing,
                     )
                 )
 
@@ -339,6 +341,7 @@ def expand(intent: RailOptimized, catalog: Catalog, ratios: Oversubscription, sr
                     src,
                     release=intent.leaf.release,
                     hwsku=intent.leaf.hwsku,
+                    adaptive_routing=intent.leaf.adaptive_routing,
                 )
             )
             leaf_index = (unit_in_pod if three_tier else u) * rails + r

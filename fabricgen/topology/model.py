@@ -72,6 +72,7 @@ class Switch:
     src: SourcePos | None = None
     release: str = ""  # NOS release rendered for ("5.14"); "" on platforms without release-specific syntax
     hwsku: str = ""  # SONiC HwSKU (DEVICE_METADATA hwsku); "" off SONiC or on a model without platform facts
+    adaptive_routing: bool = False  # adaptive routing on (switch, its tier or fabric.adaptive_routing says so)
     serial: str = ""  # chassis serial the inventory records ("" not recorded); apply checks it before a load
     chassis_mac: str = ""  # chassis MAC the inventory records (aa:bb:cc:dd:ee:ff; "" not recorded); apply checks it
 

@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from fabricgen.errors import InputError, Problem, SourcePos
-from fabricgen.inventory.catalog import PLATFORMS, merged
+from fabricgen.inventory.catalog import PLATFORMS, adaptive_routing_problem, merged
 from fabricgen.inventory.load import LoadedInventory
 from fabricgen.inventory.raw import raw_problems
 from fabricgen.inventory.releases import release_problem, resolve_release
@@ -78,6 +78,7 @@ class _SwitchBuild:
     modes: tuple[str, ...] = ()  # the model's breakout modes, e.g. ("1x800G", "2x400G")
     release: str = ""
     hwsku: str = ""
+    adaptive_routing: bool = False
     breakout_of: dict[int, int] = field(default_factory=dict)  # link speed → ports per cage (link_breakout)
     # (port, speed) → the port's _EndInfo; one dict shared by every switch of the same platform, lanes, modes,
     # native speed and role (a port name means the same on all of them)
@@ -132,6 +133,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             loaded.item_pos("switches", i),
             release=s.release,
             hwsku=s.hwsku,
+            adaptive_routing=s.adaptive_routing,
             serial=s.serial or "",
             chassis_mac=s.chassis_mac or "",
         )
@@ -165,6 +167,9 @@ class _Resolver:
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
         self._items: dict[SourcePos, tuple[str, int]] | None = None
         self.release_problems: set[tuple[SourcePos | None, str]] = set()
+        # (where adaptive_routing was written, field, why the switch cannot run it) → the switches it names
+        self.ar_problems: dict[tuple[SourcePos | None, str, str], list[str]] = {}
+        self._explicit: frozenset[str] = frozenset(s.name for s in self.inv.switches)
         self._backend: dict[str, tuple[frozenset[str], int]] = {}  # server model → its NICs' names, their speed
         self._shapes: dict[tuple[object, ...], dict[tuple[str, int], _EndInfo]] = {}
         self._nic_ends: dict[int, _EndInfo] = {}  # NIC speed → the _EndInfo of every NIC port
@@ -214,6 +219,7 @@ class _Resolver:
         if len(self.problems) > len(self.loaded.pending):  # catalog or intent unusable: stop here
             raise InputError(self.problems)
         builds = self._switches(switches)
+        self._report_adaptive_routing()
         node_specs = self._nodes(nodes)
         fabric_links, nic_links = self._links(links, builds, node_specs)
         self.problems.extend(raw_problems(self.loaded))
@@ -311,6 +317,7 @@ class _Resolver:
                     sp, platform, model.native_speed, model.lanes, model.ports, modes=modes,
                     release=self._release(sp, platform, where), ends=self._shapes.setdefault(shape, {}),
                     hwsku=self._hwsku(sp, platform, model, where),
+                    adaptive_routing=self._adaptive_routing(sp, platform, model, where),
                 )
                 continue
             self.unusable.add(sp.name)
@@ -363,6 +370,35 @@ class _Resolver:
             self.release_problems.add((src, problem))
             self.problem(src, field_path, problem)
         return ""
+
+    def _adaptive_routing(self, sp: SwitchSpec, platform: str, model: SwitchModel, where: str) -> bool:
+        """Whether the switch runs adaptive routing: as written on it or its intent tier, else
+        ``fabric.adaptive_routing``, else off. On where the switch cannot run it (another NOS, an ASIC before
+        Spectrum-4) is a problem at the line that asked for it, reported once per line with the switches it
+        names (see :meth:`_report_adaptive_routing`)."""
+        value = sp.adaptive_routing if sp.adaptive_routing is not None else self.inv.fabric.adaptive_routing
+        if not value:
+            return False
+        problem = adaptive_routing_problem(platform, sp.model, model.asic)
+        if problem is None:
+            return True
+        if sp.adaptive_routing is None:
+            src, field_path = self.loaded.pos("fabric", "adaptive_routing"), "fabric.adaptive_routing"
+        elif sp.name in self._explicit:
+            src, field_path = self.at(sp.src, "adaptive_routing"), f"{where}.adaptive_routing"
+        else:
+            tier = ("intent", "rail_optimized", sp.role.value, "adaptive_routing")
+            src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+        self.ar_problems.setdefault((src, field_path, problem), []).append(sp.name)
+        return False
+
+    def _report_adaptive_routing(self) -> None:
+        """One problem per line that turns adaptive routing on where it cannot run, with the count and first
+        names of the switches it names."""
+        for (src, field_path, problem), names in self.ar_problems.items():
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+            self.problem(src, field_path, f"{problem} ({len(names):,} switch{'es' if len(names) != 1 else ''}: "
+                                          f"{shown}); set adaptive_routing: false there")
 
     def _nodes(self, specs: list[NodeSpec]) -> dict[str, NodeSpec]:
         out: dict[str, NodeSpec] = {}
@@ -643,6 +679,7 @@ class _Resolver:
             out[name] = Switch(
                 name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
                 release=b.release, hwsku=b.hwsku, serial=sp.serial, chassis_mac=sp.chassis_mac,
+                adaptive_routing=b.adaptive_routing,
             )
         return out
 

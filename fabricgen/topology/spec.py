@@ -29,6 +29,7 @@ class SwitchSpec:
     src: SourcePos | None
     release: str | None = None  # as written (switch or intent tier); resolved with the fabric's releases
     hwsku: str | None = None  # SONiC HwSKU as written (switch or intent tier); unset: the platform's default
+    adaptive_routing: bool | None = None  # as written (switch or intent tier); unset: fabric.adaptive_routing
     serial: str = ""  # chassis serial recorded in the inventory ("" not recorded)
     chassis_mac: str = ""  # chassis MAC recorded in the inventory, aa:bb:cc:dd:ee:ff ("" not recorded)
 

@@ -83,16 +83,23 @@ def rendered_hash() -> HashFields:
 @dataclass(frozen=True, slots=True)
 class Remedy:
     """How flows are put on paths. ``name`` labels the row; ``qps``: queue pairs per connection;
-    ``hash``: header fields ECMP hashes (``ecmp`` only); ``flowlets``: pieces per flow (``adaptive`` only)."""
+    ``hash``: header fields ECMP hashes (``ecmp``, and ``adaptive`` on the switches that do not adapt);
+    ``flowlets``: pieces per flow (``adaptive`` only); ``adaptive_switches``: with ``adaptive``, the switches that
+    adapt (the others hash every piece of a flow alike); ``None``: every switch."""
 
     name: str
     mode: Mode = "ecmp"
     qps: int = 1
     hash: HashFields = "5-tuple"
     flowlets: int = 8
+    adaptive_switches: frozenset[str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "mode": self.mode, "qps": self.qps, "hash": self.hash, "flowlets": self.flowlets}
+        out: dict[str, Any] = {"name": self.name, "mode": self.mode, "qps": self.qps, "hash": self.hash,
+                               "flowlets": self.flowlets}
+        if self.adaptive_switches is not None:
+            out["adaptive_switches"] = len(self.adaptive_switches)
+        return out
 
 
 def standard_remedies(qps: int = 1, more_qps: int = 4, flowlets: int = 8) -> tuple[Remedy, ...]:
@@ -104,6 +111,24 @@ def standard_remedies(qps: int = 1, more_qps: int = 4, flowlets: int = 8) -> tup
         Remedy(f"adaptive ({flowlets} flowlets)", "adaptive", qps, h, flowlets),
         Remedy("packet spraying", "spray", qps, h),
     )
+
+
+def rendered_remedy(fabric: Fabric, qps: int = 1, flowlets: int = 8) -> Remedy:
+    """How the rendered configurations put flows on paths: ECMP with the rendered hash, or — where the fabric has
+    adaptive routing on (:attr:`~fabricgen.topology.model.Switch.adaptive_routing`) — adaptive routing on those
+    switches and the rendered hash on the others.
+
+    >>> rendered_remedy(fabric_without_ar).mode, rendered_remedy(fabric_with_ar_on_every_switch).name  # doctest: +SKIP
+    ('ecmp', 'as rendered: adaptive (8 flowlets)')
+    """
+    h = rendered_hash()
+    on = frozenset(n for n, sw in fabric.switches.items() if sw.adaptive_routing)
+    if not on:
+        return Remedy(f"ECMP {h}, {qps} QP" + ("s" if qps > 1 else ""), "ecmp", qps, h)
+    if len(on) == len(fabric.switches):
+        return Remedy(f"as rendered: adaptive ({flowlets} flowlets)", "adaptive", qps, h, flowlets)
+    return Remedy(f"as rendered: adaptive ({flowlets} flowlets) on {len(on):,} of {len(fabric.switches):,} switches, "
+                  f"ECMP {h} elsewhere", "adaptive", qps, h, flowlets, on)
 
 
 # --------------------------------------------------------------------------- the fabric as a graph
@@ -517,7 +542,12 @@ def route(
     demand = flows.demand
     idx = np.arange(len(flows))
     sport = np.zeros(len(flows), dtype=np.uint64)
-    if remedy.mode == "ecmp":
+    partial = remedy.mode == "adaptive" and remedy.adaptive_switches is not None
+    adapts = np.zeros(len(graph.names), dtype=bool)
+    if partial:
+        assert remedy.adaptive_switches is not None
+        adapts = np.asarray([n in remedy.adaptive_switches for n in graph.names], dtype=bool)
+    if remedy.mode == "ecmp" or partial:
         lq = rng.integers(1, 1 << 24, size=len(flows), dtype=np.uint64)
         rq = rng.integers(1, 1 << 24, size=len(flows), dtype=np.uint64)
         sport = roce_source_port(lq, rq)
@@ -544,6 +574,15 @@ def route(
             k = ((h >> np.uint64(32)) % n.astype(np.uint64)).astype(np.int64)
             links = cand[sets, k]
             load += np.bincount(links, weights=demand, minlength=load.shape[0])
+        elif partial:  # hashed switches first (every piece of a flow alike), then the adapting ones see that load
+            h = header_hash(flows.src_ip[idx], flows.dst_ip[idx], sport[idx], remedy.hash, salts[cur])
+            k = ((h >> np.uint64(32)) % n.astype(np.uint64)).astype(np.int64)
+            here = adapts[cur]
+            hashed = ~here
+            load += np.bincount(cand[sets[hashed], k[hashed]], weights=demand[hashed], minlength=load.shape[0])
+            if here.any():
+                k[here] = _least_loaded(sets[here], cand, count, rng, load)
+                load += np.bincount(cand[sets[here], k[here]], weights=demand[here], minlength=load.shape[0])
         else:
             k = _least_loaded(sets, cand, count, rng, load)
             links = cand[sets, k]
@@ -851,14 +890,15 @@ def collision_efficiency(
     failures: Failures = NO_FAILURES,
     graph: Graph | None = None,
 ) -> float:
-    """Median collision efficiency (0…1) of a collective over ``job_nodes`` (rank order) with ECMP as rendered
-    and ``qps`` queue pairs per connection (or ``remedy``): the share of the balanced (packet-spraying)
+    """Median collision efficiency (0…1) of a collective over ``job_nodes`` (rank order) as rendered (ECMP, or
+    adaptive routing where it is on: :func:`rendered_remedy`) and ``qps`` queue pairs per connection (or
+    ``remedy``): the share of the balanced (packet-spraying)
     bandwidth the job keeps. Multiply the scaling model's bus bandwidth by it.
 
     >>> collision_efficiency(fabric, ["gpu-su001-n01", "gpu-su002-n01"])  # doctest: +SKIP
     1.0
     """
-    r = remedy or Remedy("ecmp", "ecmp", qps, rendered_hash())
+    r = remedy or rendered_remedy(fabric, qps)
     result = simulate(
         fabric, Job("job", tuple(job_nodes)), [r], pattern=pattern, seeds=seeds, failures=failures, worst=0,
         graph=graph,
@@ -935,11 +975,13 @@ COLLISION_COLUMN_MAX_GPUS = 16_384
 def with_collisions(table: ScalingTable, fabric: Fabric, failures: Failures = NO_FAILURES, seeds: int = 8,
                     qps: int = 1) -> ScalingTable:
     """``table`` with each row's :attr:`ScalingRow.ecmp` filled in: NCCL's default busbw × the collision
-    efficiency of a job of the row's node count, scattered over the fabric in random rank order, hashed as
-    rendered with ``qps`` queue pairs per connection. Rows of one node (no fabric traffic) keep their busbw."""
+    efficiency of a job of the row's node count, scattered over the fabric in random rank order, placed as
+    rendered (adaptive routing where it is on) with ``qps`` queue pairs per connection. Rows of one node (no
+    fabric traffic) keep their busbw."""
     from dataclasses import replace as dc_replace
 
     graph = build_graph(fabric, failures)
+    remedy = rendered_remedy(fabric, qps)
     rows = []
     for i, row in enumerate(table.rows):
         if row.nodes <= 1:
@@ -948,6 +990,10 @@ def with_collisions(table: ScalingTable, fabric: Fabric, failures: Failures = NO
         order = packed_nodes(fabric, failures)
         pick = np.random.default_rng(i).permutation(len(order))[: row.nodes]
         nodes = [order[j] for j in pick.tolist()]
-        eff = collision_efficiency(fabric, nodes, qps=qps, seeds=seeds, failures=failures, graph=graph)
+        eff = collision_efficiency(fabric, nodes, remedy=remedy, seeds=seeds, failures=failures, graph=graph)
         rows.append(dc_replace(row, ecmp=row.best * eff))
-    return dc_replace(table, rows=tuple(rows))
+    notes = table.notes
+    if remedy.mode == "adaptive":
+        notes = (*notes, f"ECMP scattered: placed as rendered, {remedy.name.removeprefix('as rendered: ')} "
+                         "(the inventory turns adaptive routing on)")
+    return dc_replace(table, rows=tuple(rows), notes=notes)
