@@ -400,9 +400,16 @@ def test_a_port_name_is_placed_per_switch_shape(tmp_path: Path) -> None:
 
     (tmp_path / "fabric.yaml").write_text(
         "fabric: {name: shapes}\n"
+        "catalog:\n"
+        "  switches:\n"
+        "    quad-400:\n"  # a 4-lane 400G cage (no catalog model has one)
+        "      {vendor: Example, asic: Tomahawk-4, ports: 32, native_speed: 400G, lanes: 4,\n"
+        "       breakouts: [1x400G, 2x200G, 4x100G], platform: sonic,\n"
+        "       buffer: {total_bytes: 67108864, cell_bytes: 254, pipeline_latency_bytes: 19456,\n"
+        "                mac_phy_delay_bytes: 819}}\n"
         "switches:\n"
         "  - {name: leaf1, role: leaf, model: dell-z9864f-on, id: 1}\n"
-        "  - {name: leaf2, role: leaf, model: sn5400, platform: sonic, id: 2}\n"
+        "  - {name: leaf2, role: leaf, model: quad-400, id: 2}\n"
         "  - {name: leaf3, role: leaf, model: dell-z9864f-on, id: 3}\n"
         "  - {name: spine1, role: spine, model: dell-z9864f-on, id: 1}\n"
         "links:\n"
