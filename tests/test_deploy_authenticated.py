@@ -516,7 +516,14 @@ def test_nxos_strict_host_keys_reach_netmiko(tmp_path: Path) -> None:
 
 
 def _eos_inventory(tmp_path: Path) -> Path:
-    """inventories/lab with every switch on EOS (ports renamed as fabricgen.render.retarget names them)."""
+    """inventories/lab with every switch on EOS (ports renamed as fabricgen.render.retarget names them). The
+    SN5600 does not run EOS: the inventory's own catalog says it does, the what-if ``retarget`` renders (and
+    the simulated switch is configured from)."""
+    import json
+    from importlib import resources
+
+    from ruamel.yaml import YAML
+
     from fabricgen.inventory.load import load_inventory
     from fabricgen.render.retarget import retarget
     from fabricgen.topology.resolve import resolve
@@ -531,6 +538,9 @@ def _eos_inventory(tmp_path: Path) -> Path:
         text = f.read_text().replace("platform: sonic", "platform: eos")
         text = re.sub(r"\b[\w-]+:Ethernet\d+\b", lambda m: rename.get(m.group(0), m.group(0)), text)
         (out / f.name).write_text(text)
+    shipped = YAML(typ="safe").load(resources.files("fabricgen").joinpath("data/catalog.yaml").read_text())
+    sn5600 = {**shipped["switches"]["sn5600"], "nos": ["nvue", "sonic", "eos"]}
+    (out / "catalog.yaml").write_text(json.dumps({"catalog": {"switches": {"sn5600": sn5600}}}))
     return out
 
 

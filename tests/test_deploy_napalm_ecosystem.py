@@ -108,7 +108,7 @@ def test_cli_apply_refuses_a_revert_timer_on_nxos_before_contacting_anything(tmp
     inv.write_text(
         "fabric: {name: nxos-refusal}\n"
         "intent:\n  rail_optimized:\n    server: dgx-h100\n    nodes_per_unit: 4\n    units: 1\n"
-        "    leaf: {model: sn5600, platform: nxos, uplink_speed: 400G}\n    spine: {model: sn5600, platform: nxos}\n"
+        "    leaf: {model: cisco-n9364d-gx2a, platform: nxos}\n    spine: {model: cisco-n9364d-gx2a, platform: nxos}\n"
     )
     env = {**os.environ, "FABRICGEN_USERNAME": "admin", "FABRICGEN_PASSWORD": "pw", "CI": "1"}
     proc = subprocess.run([sys.executable, "-m", "fabricgen", "apply", str(inv), "--no-lab", "--state-dir",

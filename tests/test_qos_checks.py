@@ -283,8 +283,11 @@ def test_watchdog_forward_on_sonic_is_no_finding(tmp_path: Path) -> None:
     d = tmp_path / "wd"
     shutil.copytree(DATA / "watchdog-forward", d)
     text = (d / "fabric.yaml").read_text()
-    (d / "fabric.yaml").write_text(text.replace("platform: eos", "platform: sonic").replace("platform: junos",
-                                                                                              "platform: sonic"))
+    # the same fabric on SONiC: the Arista leaves run it, the Junos-only spines become Dell Z9864F-ON
+    text = text.replace("platform: eos", "platform: sonic").replace(
+        "{model: juniper-qfx5230-64cd, platform: junos}", "{model: dell-z9864f-on, platform: sonic}")
+    assert "eos" not in text and "junos" not in text
+    (d / "fabric.yaml").write_text(text)
     assert [f for f in qos_findings(d) if f.code == "FG-QOS-015"] == []
 
 

@@ -148,7 +148,8 @@ def test_explain_says_which_headroom_source_it_used(tmp_path: Path) -> None:
     (inv / "catalog.yaml").write_text(
         "catalog:\n  switches:\n    sn5600:\n      vendor: NVIDIA\n      asic: Spectrum-4\n      ports: 64\n"
         "      native_speed: 800G\n      lanes: 8\n      breakouts: [1x800G, 2x400G, 4x200G, 8x100G]\n"
-        "      platform: nvue\n      buffer: {total_bytes: 167772160, cell_bytes: 192, pipeline_latency_bytes: 19456}\n"
+        "      platform: nvue\n      nos: [nvue, sonic]\n"
+        "      buffer: {total_bytes: 167772160, cell_bytes: 192, pipeline_latency_bytes: 19456}\n"
     )
     own = runner.invoke(app, ["explain", str(inv), "leaf1:Ethernet0", "--format", "json"])
     assert own.exit_code == 0, own.output

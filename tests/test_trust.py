@@ -53,6 +53,7 @@ def base_tree() -> dict[str, Any]:
                     "lanes": 8,
                     "breakouts": ["1x800G", "2x400G"],
                     "platform": "sonic",
+                    "nos": ["sonic", "nvue", "eos", "nxos", "junos"],  # a stand-in for every platform's switch
                     "buffer": {"total_bytes": 167772160, "cell_bytes": 192, "pipeline_latency_bytes": 19456},
                 }
             },

@@ -94,11 +94,12 @@ class Fraction(click.ParamType):  # type: ignore[type-arg]
 
 
 def stdout_console() -> Console:
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+    # emoji off: rich would print a problem at line 100 (``file:100:5``) as ``file💯5``
+    return Console(highlight=False, soft_wrap=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 
 def stderr_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:

@@ -62,13 +62,16 @@ def render(inventory: str, out_dir: str, platform_name: str | None, devices: tup
     from fabricgen.qos import compute
     from fabricgen.qos.host import host_files
     from fabricgen.render import render_device
-    from fabricgen.render.retarget import retarget
+    from fabricgen.render.retarget import retarget_what_if
     from fabricgen.topology.resolve import resolve
 
     err = stderr_console()
     loaded = load_inventory(inventory)
     if platform_name is not None:
-        loaded = retarget(loaded, platform_name)
+        loaded, what_if = retarget_what_if(loaded, platform_name)
+        for model in what_if:
+            err.print(f"warning: {model} does not run {platform_name}; rendered as if it did (render --platform)",
+                      markup=False)
     fabric = resolve(loaded)
     unknown = sorted(set(devices) - set(fabric.switches))
     if unknown:

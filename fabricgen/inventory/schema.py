@@ -34,6 +34,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -95,6 +96,10 @@ Name = Annotated[
 
 PLATFORMS = ("sonic", "eos", "nvue", "nxos", "junos", "frr")
 """Network operating systems fabricgen knows (each has a template folder and a port-naming scheme)."""
+
+EMULATION = "frr"
+"""fabricgen's lab emulation: a Linux network namespace running FRR stands in for a switch of any model (the
+port layout is the model's, the NOS is FRR), so every model pairs with it without listing it in ``nos:``."""
 
 
 def _known_platform(value: str) -> str:
@@ -247,6 +252,12 @@ class SwitchModel(Strict):
         description="supported cage modes such as 1x800G, 2x400G"
     )
     platform: Platform = Field(description="default platform (NOS) of this model")
+    nos: list[Platform] | None = Field(
+        default=None,
+        min_length=1,
+        description="the NOSes the vendor ships for this model, the default platform among them; unset: only "
+        "the default platform (frr, the lab emulation, pairs with every model)",
+    )
     buffer: AsicBuffer
     eos_tx_queue: Literal["tx-queue", "uc-tx-queue"] = Field(
         default="tx-queue",
@@ -256,6 +267,27 @@ class SwitchModel(Strict):
     headroom_table: HeadroomTableSpec | None = Field(
         default=None, description="the vendor's published PFC xoff table, a floor for the computed headroom"
     )
+
+    def runs(self) -> tuple[str, ...]:
+        """The NOSes this model runs, as listed (``nos:``, else its default platform), without the emulation."""
+        return tuple(self.nos) if self.nos is not None else (self.platform,)
+
+    def pairs_with(self, platform: str) -> bool:
+        """Whether a switch of this model may be rendered for ``platform``: a NOS it runs, or the lab emulation."""
+        return platform in self.runs() or platform == EMULATION
+
+    @field_validator("nos")
+    @classmethod
+    def _default_among(cls, nos: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        """The default platform is one of the NOSes the model runs; each is listed once."""
+        if nos is None:
+            return nos
+        if len(set(nos)) != len(nos):
+            raise ValueError(f"{', '.join(nos)} names a NOS twice")
+        platform = info.data.get("platform")  # absent when the platform itself was refused
+        if platform is not None and platform not in nos:
+            raise ValueError(f"{', '.join(nos)} leaves out the default platform {platform}: a model runs its default")
+        return nos
 
     @model_validator(mode="after")
     def _consistent(self) -> SwitchModel:

@@ -170,6 +170,8 @@ class _Resolver:
         # (where adaptive_routing was written, field, why the switch cannot run it) → the switches it names
         self.ar_problems: dict[tuple[SourcePos | None, str, str], list[str]] = {}
         self._explicit: frozenset[str] = frozenset(s.name for s in self.inv.switches)
+        # (where, field) of a model/NOS pairing the model does not run → (model, platform, switches affected)
+        self.pairings: dict[tuple[SourcePos | None, str], tuple[str, str, int]] = {}
         self._backend: dict[str, tuple[frozenset[str], int]] = {}  # server model → its NICs' names, their speed
         self._shapes: dict[tuple[object, ...], dict[tuple[str, int], _EndInfo]] = {}
         self._nic_ends: dict[int, _EndInfo] = {}  # NIC speed → the _EndInfo of every NIC port
@@ -310,6 +312,8 @@ class _Resolver:
                 )
             else:
                 assert platform is not None
+                if not model.pairs_with(platform):
+                    self._unpaired(sp, platform, where)
                 first_id[sp.role, sp.id] = sp
                 modes = tuple(model.breakouts)
                 shape = (platform, model.native_speed, model.lanes, modes, sp.role)
@@ -321,7 +325,28 @@ class _Resolver:
                 )
                 continue
             self.unusable.add(sp.name)
+        self._report_pairings()
         return builds
+
+    def _unpaired(self, sp: SwitchSpec, platform: str, where: str) -> None:
+        """Count a switch whose platform its model does not run, at the place the platform is written: the
+        switch's own ``platform`` field, or its intent tier's (one place for every switch of the tier). A
+        platform left to the model's default always pairs (the catalog holds the default to its ``nos``)."""
+        src, field_path = self.at(sp.src, "platform"), f"{where}.platform"
+        if sp.name not in self._explicit:  # from an intent tier: point at it
+            tier = ("intent", "rail_optimized", sp.role.value, "platform")
+            src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+        count = self.pairings.get((src, field_path), (sp.model, platform, 0))[2]
+        self.pairings[src, field_path] = (sp.model, platform, count + 1)
+
+    def _report_pairings(self) -> None:
+        """One problem per place a pairing the model does not run is written, with the switches it affects."""
+        for (src, field_path), (model, platform, count) in self.pairings.items():
+            runs = ", ".join(self.catalog.switches[model].runs())
+            message = f"{model} does not run {platform} (it runs {runs})"
+            if field_path.startswith("intent."):
+                message += f": {count} switch{'es' if count != 1 else ''} of this tier"
+            self.problem(src, field_path, message)
 
     def _release(self, sp: SwitchSpec, platform: str, where: str) -> str:
         """The switch's NOS release; a release its platform does not have is a problem (reported once per
