@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.cli import main
 from fabricgen.errors import InputError
 from fabricgen.inventory.catalog import PLATFORMS, shipped
 from fabricgen.inventory.load import load_inventory
@@ -18,6 +17,7 @@ from fabricgen.render import render_device
 from fabricgen.render.retarget import retarget, retarget_what_if
 from fabricgen.topology.resolve import resolve
 from tests.conftest import INVENTORIES, ROOT
+from tests.test_cli_exits import run
 
 RUNS = {
     "sn5600": ("nvue", "sonic"),
@@ -29,15 +29,6 @@ RUNS = {
     "juniper-qfx5230-64cd": ("junos",),
 }
 """The NOSes fabricgen renders that each vendor ships for its model (the catalog's comments cite each)."""
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def problems(path: Path) -> list[str]:

@@ -257,7 +257,7 @@ def test_unknown_tier_release_is_one_input_error(tmp_path: Path) -> None:
         resolve(load_inventory(inv))
     lines = [str(p) for p in info.value.problems]
     assert lines == [f"{f}:15:27: intent.rail_optimized.leaf.release: unknown nvue release '5.99'; one of 5.9, 5.10, "
-                     "5.11, 5.12, 5.13, 5.14, 5.15, 5.16, 5.17, 5.18"]
+                     "5.11, 5.12, 5.13, 5.14, 5.15, 5.16, 5.17, 5.18: 8 switches of this tier"]  # su1: 8 leaves
 
 
 def test_tier_release_overrides_the_fabric() -> None:

@@ -378,6 +378,7 @@ def test_a_tier_sku_mistake_is_one_finding_at_the_tier(tmp_path: Path) -> None:
     problems = _problems(tmp_path, text)
     assert len(problems) == 1, problems
     assert "intent.rail_optimized.leaf.hwsku: 'ACS-SN5601' is not a SKU" in problems[0]
+    assert problems[0].endswith(": 8 switches of this tier")  # su1: one unit of 8 rails, one leaf each
 
 
 def test_a_layout_the_platform_cannot_run_is_one_finding_naming_the_modes(tmp_path: Path) -> None:

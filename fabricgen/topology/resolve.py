@@ -166,7 +166,8 @@ class _Resolver:
         self.declared: dict[str, SourcePos | None] = {}
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
         self._items: dict[SourcePos, tuple[str, int]] | None = None
-        self.release_problems: set[tuple[SourcePos | None, str]] = set()
+        # (where a release or hwsku was written, field, its problem) → the switches it names
+        self.field_problems: dict[tuple[SourcePos | None, str, str], list[str]] = {}
         # (where adaptive_routing was written, field, why the switch cannot run it) → the switches it names
         self.ar_problems: dict[tuple[SourcePos | None, str, str], list[str]] = {}
         self._explicit: frozenset[str] = frozenset(s.name for s in self.inv.switches)
@@ -326,16 +327,35 @@ class _Resolver:
                 continue
             self.unusable.add(sp.name)
         self._report_pairings()
+        self._report_field_problems()
         return builds
+
+    def _written_at(self, sp: SwitchSpec, where: str, key: str) -> tuple[SourcePos | None, str]:
+        """Where a switch's field ``key`` is written: the explicit switch's own field, or its intent tier's (one
+        place for every switch of the tier), with the field's path for the problem."""
+        if sp.name in self._explicit:
+            return self.at(sp.src, key), f"{where}.{key}"
+        tier = ("intent", "rail_optimized", sp.role.value, key)
+        return self.loaded.pos(*tier) or sp.src, ".".join(tier)
+
+    def _field_problem(self, sp: SwitchSpec, where: str, key: str, problem: str) -> None:
+        """Count a switch whose field ``key`` has ``problem``, at the place it is written (reported once per
+        place, with the switches it affects, by :meth:`_report_field_problems`)."""
+        src, field_path = self._written_at(sp, where, key)
+        self.field_problems.setdefault((src, field_path, problem), []).append(sp.name)
+
+    def _report_field_problems(self) -> None:
+        for (src, field_path, problem), names in self.field_problems.items():
+            count = len(names)
+            tail = f": {count} switch{'es' if count != 1 else ''} of this tier" if field_path.startswith("intent.") \
+                else ""
+            self.problem(src, field_path, problem + tail)
 
     def _unpaired(self, sp: SwitchSpec, platform: str, where: str) -> None:
         """Count a switch whose platform its model does not run, at the place the platform is written: the
         switch's own ``platform`` field, or its intent tier's (one place for every switch of the tier). A
         platform left to the model's default always pairs (the catalog holds the default to its ``nos``)."""
-        src, field_path = self.at(sp.src, "platform"), f"{where}.platform"
-        if sp.name not in self._explicit:  # from an intent tier: point at it
-            tier = ("intent", "rail_optimized", sp.role.value, "platform")
-            src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+        src, field_path = self._written_at(sp, where, "platform")
         count = self.pairings.get((src, field_path), (sp.model, platform, 0))[2]
         self.pairings[src, field_path] = (sp.model, platform, count + 1)
 
@@ -354,13 +374,7 @@ class _Resolver:
         if sp.release is not None:
             problem = release_problem(platform, sp.release)
             if problem is not None:
-                src, field_path = sp.src, f"{where}.release"
-                if not any(s.name == sp.name for s in self.inv.switches):  # from an intent tier: point at it
-                    tier = ("intent", "rail_optimized", sp.role.value, "release")
-                    src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
-                if (src, problem) not in self.release_problems:
-                    self.release_problems.add((src, problem))
-                    self.problem(src, field_path, problem)
+                self._field_problem(sp, where, "release", problem)
                 return ""
         return resolve_release(platform, sp.release, self.inv.fabric.releases)
 
@@ -387,13 +401,7 @@ class _Resolver:
                        f"lay out; one of {', '.join(fluid)}")
         if problem is None:
             return sp.hwsku
-        src, field_path = self.at(sp.src, "hwsku"), f"{where}.hwsku"
-        if not any(s.name == sp.name for s in self.inv.switches):  # from an intent tier: point at it
-            tier = ("intent", "rail_optimized", sp.role.value, "hwsku")
-            src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
-        if (src, problem) not in self.release_problems:
-            self.release_problems.add((src, problem))
-            self.problem(src, field_path, problem)
+        self._field_problem(sp, where, "hwsku", problem)
         return ""
 
     def _adaptive_routing(self, sp: SwitchSpec, platform: str, model: SwitchModel, where: str) -> bool:
@@ -409,11 +417,8 @@ class _Resolver:
             return True
         if sp.adaptive_routing is None:
             src, field_path = self.loaded.pos("fabric", "adaptive_routing"), "fabric.adaptive_routing"
-        elif sp.name in self._explicit:
-            src, field_path = self.at(sp.src, "adaptive_routing"), f"{where}.adaptive_routing"
         else:
-            tier = ("intent", "rail_optimized", sp.role.value, "adaptive_routing")
-            src, field_path = self.loaded.pos(*tier) or sp.src, ".".join(tier)
+            src, field_path = self._written_at(sp, where, "adaptive_routing")
         self.ar_problems.setdefault((src, field_path, problem), []).append(sp.name)
         return False
 
