@@ -450,3 +450,36 @@ def test_explain_names_the_sku_and_the_pools_the_file_writes() -> None:
     value, source = rows["sonic buffer pools"]
     assert value == "lossy-pools: " + ", ".join(f"{n} {r['size']} B" for n, r in sorted(db["BUFFER_POOL"].items()))
     assert source == "render:sonic (NVIDIA ACS-SN5600 buffers_defaults layout)"
+
+
+def test_a_sku_change_is_a_plan_risk_line_and_a_device_reason(tmp_path: Path) -> None:
+    """A new HwSKU takes effect only through config reload or a reboot (every port down): the plan says so first,
+    once for all switches it touches, and each switch names the SKU change among its reasons."""
+    from fabricgen.plan.diff import diff_fabrics
+
+    su1 = (INVENTORIES / "su1" / "fabric.yaml").read_text(encoding="utf-8").replace(
+        "spine: {model: sn5600}", "spine: {model: sn5600, platform: sonic}")
+
+    def fabric(leaf: str) -> Fabric:
+        (tmp_path / f"{len(leaf)}.yaml").write_text(su1.replace("leaf: {model: sn5600}", leaf), encoding="utf-8")
+        return resolve(load_inventory(tmp_path / f"{len(leaf)}.yaml"))
+
+    before = fabric("leaf: {model: sn5600, platform: sonic}")
+    after = fabric("leaf: {model: sn5600, platform: sonic, hwsku: Mellanox-SN5600-O128}")
+    diff = diff_fabrics(before, after, qos=False)
+    (risk,) = diff.risks
+    assert risk.startswith("SONiC HwSKU ACS-SN5600 → Mellanox-SN5600-O128 on 8 switches (leaf-su001-r0 … "
+                           "leaf-su001-r7): the SKU takes effect only by config reload or reboot")
+    leaves = {d.name: d for d in diff.changed}
+    assert set(leaves) == {n for n in after.switches if n.startswith("leaf")}
+    assert "HwSKU ACS-SN5600 → Mellanox-SN5600-O128 (config reload)" in leaves["leaf-su001-r0"].reasons
+    assert diff_fabrics(before, before, qos=False).risks == ()
+
+
+def test_a_sku_is_a_checked_name_so_a_newline_cannot_add_a_line(tmp_path: Path) -> None:
+    """``hwsku`` reaches DEVICE_METADATA only as a name of the platform's SKU list; a newline in it is refused at
+    the field before anything renders."""
+    problems = _problems(tmp_path, small("sn5600", "800G", leaf_extra=', hwsku: "ACS-SN5600\\nfoo"'))
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{tmp_path / 'fabric.yaml'}:4:")
+    assert "switches[leaf1].hwsku: a name: " in problems[0] and "'\\n' is not allowed" in problems[0]

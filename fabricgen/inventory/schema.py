@@ -360,7 +360,13 @@ _AR_WHY = (
 """Why adaptive routing is off unless the inventory says so (Cumulus Linux "Equal Cost Multipath Load Sharing",
 adaptive routing section: enabling it reloads switchd; NVIDIA DOCA "Out-of-order Data Placement")."""
 
+AdaptiveRouting = Annotated[bool | None, Field(description=_AR_WHY.format("fabric.adaptive_routing"))]
+"""A switch's or intent tier's adaptive-routing setting (unset: the fabric's)."""
 
+HwSku = Annotated[Name | None, Field(
+    description="SONiC HwSKU (DEVICE_METADATA hwsku) the switch or the tier's switches run; unset: the platform's "
+                "default SKU (fabricgen.inventory.sonic_platform)")]
+"""A SONiC HwSKU as written on a switch or an intent tier."""
 
 
 class Role(StrEnum):
@@ -780,13 +786,8 @@ class Switch(Strict):
     rails: list[Annotated[int, Field(ge=0, le=63)]] = Field(default_factory=list, description="rails served (leaves)")
     pod: int | None = Field(default=None, ge=0, description="pod (spines)")
     release: Release | None = Field(default=None, description="NOS release; unset: fabric.releases or the default")
-    hwsku: Name | None = Field(
-        default=None,
-        description="SONiC HwSKU the switch runs (DEVICE_METADATA hwsku); unset: the platform's default SKU",
-    )
-    adaptive_routing: bool | None = Field(
-        default=None, description=_AR_WHY.format("fabric.adaptive_routing")
-    )
+    hwsku: HwSku = None
+    adaptive_routing: AdaptiveRouting = None
     serial: Name | None = Field(
         default=None,
         description="chassis serial number as the device reports it (NAPALM get_facts serial_number); when set, "
@@ -837,13 +838,8 @@ class TierIntent(Strict):
     model: Name
     platform: Platform | None = None
     release: Release | None = Field(default=None, description="NOS release of the tier's switches")
-    hwsku: Name | None = Field(
-        default=None,
-        description="SONiC HwSKU the tier's switches run (DEVICE_METADATA hwsku); unset: the platform's default SKU",
-    )
-    adaptive_routing: bool | None = Field(
-        default=None, description=_AR_WHY.format("fabric.adaptive_routing")
-    )
+    hwsku: HwSku = None
+    adaptive_routing: AdaptiveRouting = None
     count: int | None = Field(default=None, ge=1, description="fixed count; unset: fabricgen chooses")
 
 
@@ -851,13 +847,8 @@ class LeafIntent(Strict):
     model: Name
     platform: Platform | None = None
     release: Release | None = Field(default=None, description="NOS release of the leaves")
-    hwsku: Name | None = Field(
-        default=None,
-        description="SONiC HwSKU the tier's switches run (DEVICE_METADATA hwsku); unset: the platform's default SKU",
-    )
-    adaptive_routing: bool | None = Field(
-        default=None, description=_AR_WHY.format("fabric.adaptive_routing")
-    )
+    hwsku: HwSku = None
+    adaptive_routing: AdaptiveRouting = None
     uplink_speed: Speed | None = Field(default=None, description="default: the model's native speed")
 
 

@@ -222,6 +222,8 @@ def _switch_change(old: Switch, new: Switch, extra: Iterable[str]) -> DeviceChan
         reasons.append(f"{speed} ports change speed or breakout")
     if addr:
         reasons.append(f"{addr} interface addresses change")
+    if old.hwsku != new.hwsku and new.platform == "sonic":
+        reasons.append(f"HwSKU {old.hwsku or '(none)'} → {new.hwsku or '(none)'} (config reload)")
     if old.adaptive_routing != new.adaptive_routing and new.platform == "nvue":
         reasons.append(f"adaptive routing {'off → on' if new.adaptive_routing else 'on → off'} (switchd reloads)")
     reasons.extend(extra)
@@ -525,8 +527,26 @@ def diff_fabrics(
         settings=tuple(settings),
         qos_compared=compared,
         counts=counts,
-        risks=tuple(adaptive_routing_risks(old, new)),
+        risks=(*adaptive_routing_risks(old, new), *hwsku_risks(old, new)),
     )
+
+
+def hwsku_risks(old: Fabric, new: Fabric) -> list[str]:
+    """One risk line per HwSKU change of SONiC switches in both fabrics: a switch reads ``DEVICE_METADATA|localhost
+    .hwsku`` at boot (the SKU picks the SAI profile, port table and buffer templates), so the new SKU takes effect
+    only through ``config reload`` or a reboot, which takes every port of the switch down."""
+    moved: dict[tuple[str, str], list[str]] = {}
+    for name, sw in new.switches.items():
+        was = old.switches.get(name)
+        if was is not None and sw.platform == "sonic" and was.platform == "sonic" and was.hwsku != sw.hwsku:
+            moved.setdefault((was.hwsku, sw.hwsku), []).append(name)
+    out = []
+    for (a, b), names in moved.items():
+        n = len(names)
+        out.append(f"SONiC HwSKU {a or '(none)'} → {b or '(none)'} on {n:,} switch{'' if n == 1 else 'es'} "
+                   f"({_compress(names)}): the SKU takes effect only by config reload or reboot, which takes every "
+                   "port of the switch down — drain them first or change them one at a time")
+    return out
 
 
 def adaptive_routing_risks(old: Fabric, new: Fabric) -> list[str]:

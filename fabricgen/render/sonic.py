@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from fabricgen.inventory.sonic_platform import sonic_platform
+from fabricgen.inventory.sonic_platform import SonicPlatform, sonic_platform
 from fabricgen.render.base import BaseData
 from fabricgen.render.data import BufferData, DeviceData, HeadroomData, cable_class
 from fabricgen.render.sonic_ports import generic_ports, layout
@@ -44,8 +44,14 @@ EGRESS_LIST = "egress_lossless_profile,egress_lossy_profile"
 IDENTITY = {str(i): str(i) for i in range(8)}
 
 
+def _facts(d: DeviceData) -> SonicPlatform | None:
+    """The platform facts the switch's ports and buffers are laid out from (a SKU was resolved only where they
+    exist: :meth:`fabricgen.topology.resolve` ``_hwsku``)."""
+    return sonic_platform(d.model) if d.hwsku else None
+
+
 def _hwsku(d: DeviceData) -> tuple[str, str]:
-    facts = sonic_platform(d.model) if d.hwsku else None
+    facts = _facts(d)
     if facts is not None:
         return d.hwsku, facts.platform
     return GENERIC_HWSKU.get(d.model, (f"{d.vendor}-{d.model}", f"x86_64-{d.vendor.lower()}_{d.model}-r0"))
@@ -73,7 +79,7 @@ def config_db(d: DeviceData) -> dict[str, Any]:
         "DEVICE_NEIGHBOR": {},
         "BGP_NEIGHBOR": {},
     }
-    facts = sonic_platform(d.model) if d.hwsku else None
+    facts = _facts(d)
     if facts is not None:
         db["PORT"], db["BREAKOUT_CFG"] = layout(d, facts)
     else:
@@ -273,7 +279,7 @@ def _qos(d: DeviceData, db: dict[str, Any]) -> None:
 def nvidia_layout(d: DeviceData) -> str:
     """The NVIDIA buffer layout of the switch's SKU (:class:`~fabricgen.inventory.sonic_platform.Sku` ``buffers``),
     or "" where none is published (Broadcom SKUs, models without platform facts)."""
-    facts = sonic_platform(d.model) if d.hwsku else None
+    facts = _facts(d)
     return facts.skus[d.hwsku].buffers if facts is not None else ""
 
 
