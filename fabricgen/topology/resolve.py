@@ -166,13 +166,11 @@ class _Resolver:
         self.declared: dict[str, SourcePos | None] = {}
         self.unusable: set[str] = set(loaded.dropped)  # defined, with a problem reported: links to it stay quiet
         self._items: dict[SourcePos, tuple[str, int]] | None = None
-        # (where a release or hwsku was written, field, its problem) → the switches it names
+        # (where a platform, release or hwsku was written, field, its problem) → the switches it names
         self.field_problems: dict[tuple[SourcePos | None, str, str], list[str]] = {}
         # (where adaptive_routing was written, field, why the switch cannot run it) → the switches it names
         self.ar_problems: dict[tuple[SourcePos | None, str, str], list[str]] = {}
         self._explicit: frozenset[str] = frozenset(s.name for s in self.inv.switches)
-        # (where, field) of a model/NOS pairing the model does not run → (model, platform, switches affected)
-        self.pairings: dict[tuple[SourcePos | None, str], tuple[str, str, int]] = {}
         self._backend: dict[str, tuple[frozenset[str], int]] = {}  # server model → its NICs' names, their speed
         self._shapes: dict[tuple[object, ...], dict[tuple[str, int], _EndInfo]] = {}
         self._nic_ends: dict[int, _EndInfo] = {}  # NIC speed → the _EndInfo of every NIC port
@@ -326,7 +324,6 @@ class _Resolver:
                 )
                 continue
             self.unusable.add(sp.name)
-        self._report_pairings()
         self._report_field_problems()
         return builds
 
@@ -345,6 +342,7 @@ class _Resolver:
         self.field_problems.setdefault((src, field_path, problem), []).append(sp.name)
 
     def _report_field_problems(self) -> None:
+        """One problem per place a field is written wrong; on an intent tier, with the switches it affects."""
         for (src, field_path, problem), names in self.field_problems.items():
             count = len(names)
             tail = f": {count} switch{'es' if count != 1 else ''} of this tier" if field_path.startswith("intent.") \
@@ -352,21 +350,10 @@ class _Resolver:
             self.problem(src, field_path, problem + tail)
 
     def _unpaired(self, sp: SwitchSpec, platform: str, where: str) -> None:
-        """Count a switch whose platform its model does not run, at the place the platform is written: the
-        switch's own ``platform`` field, or its intent tier's (one place for every switch of the tier). A
-        platform left to the model's default always pairs (the catalog holds the default to its ``nos``)."""
-        src, field_path = self._written_at(sp, where, "platform")
-        count = self.pairings.get((src, field_path), (sp.model, platform, 0))[2]
-        self.pairings[src, field_path] = (sp.model, platform, count + 1)
-
-    def _report_pairings(self) -> None:
-        """One problem per place a pairing the model does not run is written, with the switches it affects."""
-        for (src, field_path), (model, platform, count) in self.pairings.items():
-            runs = ", ".join(self.catalog.switches[model].runs())
-            message = f"{model} does not run {platform} (it runs {runs})"
-            if field_path.startswith("intent."):
-                message += f": {count} switch{'es' if count != 1 else ''} of this tier"
-            self.problem(src, field_path, message)
+        """A switch whose platform its model does not run: a problem at the place the platform is written (a
+        platform left to the model's default always pairs: the catalog holds the default to its ``nos``)."""
+        runs = ", ".join(self.catalog.switches[sp.model].runs())
+        self._field_problem(sp, where, "platform", f"{sp.model} does not run {platform} (it runs {runs})")
 
     def _release(self, sp: SwitchSpec, platform: str, where: str) -> str:
         """The switch's NOS release; a release its platform does not have is a problem (reported once per
