@@ -72,9 +72,8 @@ def layout(d: DeviceData, facts: SonicPlatform) -> tuple[dict[str, dict[str, str
             for r in port_rows(parent, mode):
                 ports[r.name] = _row(r, d.mtu, "down", attrs)
             breakout[parent.name] = {"brkout_mode": mode.text}
-    for i in d.interfaces:
-        if i.cage > facts.front:  # beyond the front panel (FG-PORT-001 reports it): kept for review
-            ports.setdefault(i.name, _generic(i))
+    for i in d.interfaces:  # beyond the front panel (FG-PORT-001 reports it): kept for review, never dropped
+        ports.setdefault(i.name, _generic(i))
     return ports, breakout
 
 
