@@ -419,6 +419,31 @@ class CableDefaults(Strict):
     spine_core: float = Field(default=300.0, gt=0, le=10_000)
 
 
+class BfdSettings(Strict):
+    """BFD on every underlay eBGP session: a link that passes light but drops packets leaves ECMP within
+    ``interval_ms`` x ``multiplier`` instead of the BGP hold time. Each platform's documented range is
+    checked by FG-BFD-001 (fabricgen.topology.routing.BFD_RANGES)."""
+
+    enabled: bool = True
+    interval_ms: int = Field(default=300, ge=1, le=60_000, description="transmit and receive interval")
+    multiplier: int = Field(default=3, ge=1, le=255, description="missed packets before the session is down")
+
+
+class RoutingPolicy(Strict):
+    """Underlay routing policy: every session imports and exports only the prefixes the fabric allocates
+    (loopbacks /32, point-to-point /31s), each tagged with its origin role's community, with a prefix limit."""
+
+    maximum_prefix: int | None = Field(
+        default=None, ge=1, le=100_000_000,
+        description="prefixes accepted from one neighbor; unset: the smallest of 1, 2, 5 x 10^k that is at "
+                    "least twice what the fabric announces",
+    )
+    warning_pct: int = Field(default=80, ge=1, le=100, description="a plan warns when the fabric announces this "
+                             "share of maximum_prefix; devices log at it")
+    community_asn: int = Field(default=64512, ge=1, le=65534, description="high half of the role communities "
+                               "(leaf N:1, spine N:2, core N:3)")
+
+
 def _releases(value: dict[str, str]) -> dict[str, str]:
     from fabricgen.inventory.releases import release_problem
 
@@ -447,6 +472,13 @@ class FabricSettings(Strict):
     )
     adaptive_routing: bool | None = Field(
         default=None, description=_AR_WHY.format("off") + "; the default of every tier and switch"
+    )
+    bfd: BfdSettings = BfdSettings()
+    routing: RoutingPolicy = RoutingPolicy()
+    drain: list[Name] = Field(
+        default_factory=list, max_length=100_000,
+        description="switches in maintenance: traffic is moved off them (RFC 8326 graceful shutdown) with every "
+                    "session kept up; the same as `maintenance: drain` on the switch",
     )
 
 
@@ -799,6 +831,10 @@ class Switch(Strict):
                     "base MAC of `show sprom backplane 1`); aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or aabb.ccdd.eeff; "
                     "when set, apply refuses a device at this switch's address with another chassis MAC, or one "
                     "whose chassis ID it cannot read",
+    )
+    maintenance: Literal["drain"] | None = Field(
+        default=None, description="drain: move traffic off this switch with every BGP session kept up "
+                                  "(RFC 8326 graceful shutdown; peers set local-preference 0)",
     )
     base: Base | None = Field(default=None, description="base configuration over its role's and the defaults")
 

@@ -25,6 +25,7 @@ from fabricgen.render.platforms import platform as get_platform
 from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.model import Fabric, Port, PortKind, Switch
 from fabricgen.topology.portnames import port_name
+from fabricgen.topology.routing import GSHUT, PrefixEntry, role_community, routing_facts
 
 GROUP_OF_ROLE = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
 """BGP peer-group name by the role of the peers it holds."""
@@ -35,11 +36,21 @@ MAX_PATHS = 64
 ECMP_HASH_FIELDS = ("src-ip", "dst-ip", "ip-protocol", "src-port", "dst-port")
 """ECMP hash inputs: the 5-tuple, so RoCEv2 flows (UDP dst 4791) spread on their UDP source port."""
 
-BFD_MIN_INTERVAL_MS = 300
-"""BFD transmit/receive interval on the eBGP underlay sessions (platforms that render BFD: Junos)."""
+PREFIX_LIST_FABRIC = "FABRIC-PREFIXES"
+"""Prefix list of everything the fabric allocates (fabricgen.topology.routing.fabric_prefix_entries)."""
 
-BFD_MULTIPLIER = 3
-"""Missed BFD packets before a session is declared down (300 ms x 3 = 900 ms failure detection)."""
+PREFIX_LIST_LOCAL = "LOCAL-PREFIXES"
+"""Prefix list of what this device originates (its loopback /32 and host-facing /31s)."""
+
+ROUTE_MAP_IN = "FABRIC-IN-V4"
+ROUTE_MAP_OUT = "FABRIC-OUT-V4"
+"""Import and export policy of every underlay session."""
+
+COMMUNITY_LIST_GSHUT = "GSHUT"
+"""Community list matching the graceful-shutdown community 65535:0 (RFC 8326)."""
+
+BFD_PROFILE = "FABRIC"
+"""Name of the BFD profile (FRR, SONiC) or template the underlay sessions use."""
 
 STRICT_TRANSMIT_PCT = 5
 """Junos: transmit rate of a strict-high queue (CNP), so that it can never starve the other queues;
@@ -92,8 +103,43 @@ class Bgp:
     networks: tuple[str, ...]  # prefixes this device originates: its loopback /32 and host-facing /31s
     max_paths: int
     multipath_relax: bool  # peers of this device span more than one ASN
-    bfd_interval_ms: int
-    bfd_multiplier: int
+    bfd: Bfd | None  # None: fabric.bfd.enabled is false
+    policy: BgpPolicy
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class Bfd:
+    """BFD on every underlay session (fabric.bfd): detection time is ``interval_ms`` x ``multiplier``."""
+
+    interval_ms: int
+    multiplier: int
+    profile: str = BFD_PROFILE
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class BgpPolicy:
+    """The underlay policy on this device (fabricgen.topology.routing): only the fabric's prefixes in and out,
+    its own tagged with its role's community, everything tagged 65535:0 while it is drained, a prefix limit."""
+
+    fabric_prefixes: tuple[PrefixEntry, ...]
+    local_prefixes: tuple[str, ...]  # = Bgp.networks
+    community: str  # this device's role community, "64512:2"
+    drained: bool
+    maximum_prefix: int
+    warning_pct: int
+    gshut: str = GSHUT
+    prefix_list_fabric: str = PREFIX_LIST_FABRIC
+    prefix_list_local: str = PREFIX_LIST_LOCAL
+    route_map_in: str = ROUTE_MAP_IN
+    route_map_out: str = ROUTE_MAP_OUT
+    community_list_gshut: str = COMMUNITY_LIST_GSHUT
+
+    @property
+    def export_communities(self) -> tuple[str, ...]:
+        """Communities this device adds to its own prefixes: its role's, and 65535:0 while drained."""
+        return (self.community, self.gshut) if self.drained else (self.community,)
 
 
 @fast_init
@@ -710,16 +756,34 @@ def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
                                    members, tuple(sorted({n.asn for n in members}))))
     networks = [f"{sw.loopback}/32"]
     networks += [fabric.links[p.link].subnet or "" for p in sw.ports if p.kind is PortKind.HOST and p.address]
+    nets = tuple(n for n in networks if n)
     return Bgp(
         asn=sw.asn,
         router_id=sw.loopback,
         groups=tuple(groups),
         neighbors=tuple(neighbors),
-        networks=tuple(n for n in networks if n),
+        networks=nets,
         max_paths=MAX_PATHS,
         multipath_relax=len({n.asn for n in neighbors}) > 1,
-        bfd_interval_ms=BFD_MIN_INTERVAL_MS,
-        bfd_multiplier=BFD_MULTIPLIER,
+        bfd=_bfd(fabric),
+        policy=_policy(fabric, sw, nets),
+    )
+
+
+def _bfd(fabric: Fabric) -> Bfd | None:
+    b = fabric.settings.bfd
+    return Bfd(b.interval_ms, b.multiplier) if b.enabled else None
+
+
+def _policy(fabric: Fabric, sw: Switch, networks: tuple[str, ...]) -> BgpPolicy:
+    facts = routing_facts(fabric)
+    return BgpPolicy(
+        fabric_prefixes=facts.fabric_prefixes,
+        local_prefixes=networks,
+        community=role_community(fabric, sw.role),
+        drained=sw.drained,
+        maximum_prefix=facts.maximum_prefix,
+        warning_pct=facts.warning_pct,
     )
 
 

@@ -75,6 +75,7 @@ class Switch:
     adaptive_routing: bool = False  # adaptive routing on (switch, its tier or fabric.adaptive_routing says so)
     serial: str = ""  # chassis serial the inventory records ("" not recorded); apply checks it before a load
     chassis_mac: str = ""  # chassis MAC the inventory records (aa:bb:cc:dd:ee:ff; "" not recorded); apply checks it
+    drained: bool = False  # in maintenance: traffic moved off it, sessions kept (maintenance: drain / fabric.drain)
 
     def uplinks(self) -> Iterator[Port]:
         return (p for p in self.ports if p.kind is PortKind.UP)

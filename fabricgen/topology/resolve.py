@@ -136,6 +136,7 @@ def explicit_specs(loaded: LoadedInventory) -> tuple[list[SwitchSpec], list[Node
             adaptive_routing=s.adaptive_routing,
             serial=s.serial or "",
             chassis_mac=s.chassis_mac or "",
+            drained=s.maintenance == "drain",
         )
         for i, s in enumerate(inv.switches)
     ]
@@ -227,6 +228,7 @@ class _Resolver:
         if self.problems:
             raise InputError(self.problems)
         final_switches = self._finish_switches(builds)
+        self._check_drain(final_switches)
         final_nodes = self._finish_nodes(node_specs, nic_links)
         if self.problems:
             raise InputError(self.problems)
@@ -674,6 +676,7 @@ class _Resolver:
             Role.SPINE: s.addressing.loopbacks.spine,
             Role.CORE: s.addressing.loopbacks.core,
         }
+        drain = set(s.drain)
         for name, b in builds.items():
             sp = b.spec
             ident = sp.id or 0
@@ -696,9 +699,16 @@ class _Resolver:
             out[name] = Switch(
                 name, sp.role, sp.model, b.platform, ident, asn, loopback, sp.unit, sp.rails, sp.pod, ports, sp.src,
                 release=b.release, hwsku=b.hwsku, serial=sp.serial, chassis_mac=sp.chassis_mac,
-                adaptive_routing=b.adaptive_routing,
+                adaptive_routing=b.adaptive_routing, drained=sp.drained or name in drain,
             )
         return out
+
+    def _check_drain(self, switches: dict[str, Switch]) -> None:
+        """Every name in ``fabric.drain`` is a switch of the fabric (a typo would drain nothing)."""
+        for i, name in enumerate(self.inv.fabric.drain):
+            if name not in switches and name not in self.unusable:
+                self.problem(self.loaded.pos("fabric", "drain", i), f"fabric.drain[{i}]",
+                             f"{name!r} is no switch of this fabric")
 
     def _finish_nodes(
         self, specs: dict[str, NodeSpec], nic_links: dict[tuple[str, str], Link]

@@ -32,6 +32,7 @@ class SwitchSpec:
     adaptive_routing: bool | None = None  # as written (switch or intent tier); unset: fabric.adaptive_routing
     serial: str = ""  # chassis serial recorded in the inventory ("" not recorded)
     chassis_mac: str = ""  # chassis MAC recorded in the inventory, aa:bb:cc:dd:ee:ff ("" not recorded)
+    drained: bool = False  # `maintenance: drain` written on the switch
 
 
 @fast_init
