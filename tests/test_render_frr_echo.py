@@ -41,7 +41,7 @@ def _running_config(tmp_path: Path, host: str, conf: str, ifaces: list[str]) -> 
     for sub in ("etc", "run", "log"):
         (work / sub).mkdir(parents=True)
     shutil.copytree("/etc/frr", work / "etc", dirs_exist_ok=True)
-    daemons = (work / "etc" / "daemons").read_text().replace("bgpd=no", "bgpd=yes")
+    daemons = (work / "etc" / "daemons").read_text().replace("bgpd=no", "bgpd=yes").replace("bfdd=no", "bfdd=yes")
     (work / "etc" / "daemons").write_text(daemons)
     (work / "etc" / "frr.conf").write_text(conf)
     shutil.chown(work / "etc", "frr", "frr")
