@@ -59,6 +59,7 @@ class SimDevice:
     cabled: set[str] = field(default_factory=set)  # ports with a cable (link up when enabled)
     lldp: dict[str, tuple[str, str]] = field(default_factory=dict)  # port → (peer host, port ID it advertises)
     chassis_mac: str = "00:1c:73:a0:fc:18"  # the chassis ID its LLDP agent advertises ("": LLDP agent not running)
+    bfdd: bool = True  # SONiC: FRR's bfdd runs in the bgp container (community SONiC's default mode has none)
 
     def neighbours(self) -> dict[str, tuple[str, str]]:
         """LLDP neighbours heard: on cabled ports only."""
@@ -857,6 +858,8 @@ class SonicSim(ShellSim):
         wd = "/tmp/fabricgen"
         if command.startswith(("mkdir ", "sudo docker exec bgp vtysh --dryrun")):
             return 0, ""
+        if command == "sudo docker exec bgp pgrep -x bfdd":
+            return (0, "4711\n") if dev.bfdd else (1, "")
         if command.startswith("sudo install -m 600 "):
             src, dst = command.split()[4:6]
             dev.files[dst] = dev.files[src]

@@ -256,3 +256,25 @@ def test_sonic_running_configuration_is_the_bundle_so_drift_sees_frr_changes() -
     assert diff.unexpected == ("frr.conf: log syslog informational", "frr.conf: no service integrated-vtysh-config",
                                "frr.conf: router bgp 4200100001 / neighbor 10.128.6.0 shutdown")
     assert diff.impact == {"routing": [*diff.missing, diff.unexpected[2]], "other": list(diff.unexpected[:2])}
+
+
+_PEER = " neighbor 10.128.6.0 remote-as 4200000100\\n"
+SONIC_BFD_BUNDLE = SONIC_BUNDLE.replace(_PEER, _PEER + " neighbor 10.128.6.0 bfd\\n")
+
+
+@pytest.mark.parametrize(("bfdd", "refused"), [(1, True), (0, False)])
+def test_sonic_refuses_bfd_where_the_bgp_container_runs_no_bfdd(bfdd: int, refused: bool) -> None:
+    from napalm.base.exceptions import ReplaceConfigException
+
+    assert "neighbor 10.128.6.0 bfd" in SONIC_BFD_BUNDLE
+    d = driver(SonicDriver, {"sudo docker exec bgp pgrep -x bfdd": (bfdd, "" if bfdd else "4711\n")})
+    if refused:
+        with pytest.raises(ReplaceConfigException, match="bfdd is not running in the bgp container"):
+            d.load_replace_candidate(config=SONIC_BFD_BUNDLE)
+        assert not [c for c in d._exec.sent if "config replace" in c or "frr-reload" in c]  # nothing changed
+    else:
+        d.load_replace_candidate(config=SONIC_BFD_BUNDLE)
+    assert "sudo docker exec bgp pgrep -x bfdd" in d._exec.sent
+    d2 = driver(SonicDriver, {"sudo docker exec bgp pgrep -x bfdd": (1, "")})
+    d2.load_replace_candidate(config=SONIC_BUNDLE)  # no BFD in the candidate: bfdd is not asked for
+    assert "sudo docker exec bgp pgrep -x bfdd" not in d2._exec.sent

@@ -52,10 +52,10 @@ Check = Callable[[Fabric], Iterable[Finding]]
 
 
 def all_checks() -> tuple[Check, ...]:
-    from fabricgen.checks import adaptive, addressing, base, cabling, capacity, lossless, rawschema
+    from fabricgen.checks import adaptive, addressing, base, cabling, capacity, lossless, rawschema, routing
 
     return (*capacity.CHECKS, *cabling.CHECKS, *addressing.CHECKS, *lossless.CHECKS, *base.CHECKS,
-            *rawschema.CHECKS, *adaptive.CHECKS)
+            *rawschema.CHECKS, *adaptive.CHECKS, *routing.CHECKS)
 
 
 def rule_codes(checks: Iterable[Check] | None = None) -> list[str]:

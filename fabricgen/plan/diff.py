@@ -226,6 +226,8 @@ def _switch_change(old: Switch, new: Switch, extra: Iterable[str]) -> DeviceChan
         reasons.append(f"HwSKU {old.hwsku or '(none)'} → {new.hwsku or '(none)'} (config reload)")
     if old.adaptive_routing != new.adaptive_routing and new.platform == "nvue":
         reasons.append(f"adaptive routing {'off → on' if new.adaptive_routing else 'on → off'} (switchd reloads)")
+    if old.drained != new.drained:
+        reasons.append("drained (graceful-shutdown on everything it sends)" if new.drained else "undrained")
     reasons.extend(extra)
     if not reasons:
         return None
@@ -527,8 +529,56 @@ def diff_fabrics(
         settings=tuple(settings),
         qos_compared=compared,
         counts=counts,
-        risks=(*adaptive_routing_risks(old, new), *hwsku_risks(old, new)),
+        risks=(*drain_risks(old, new), *prefix_limit_risks(old, new), *adaptive_routing_risks(old, new),
+               *hwsku_risks(old, new)),
     )
+
+
+def drain_risks(old: Fabric, new: Fabric) -> list[str]:
+    """A drain and an undrain, each its own risk line (switches in both fabrics whose drain state changes): a drain
+    sends everything with 65535:0, so its peers move their best paths elsewhere (RFC 8326) with every session kept;
+    an undrain brings the traffic back. The drain line says how much uplink capacity the switches below keep
+    (fabricgen.checks.routing FG-DRAIN-003 has the same numbers)."""
+    from fabricgen.checks.routing import uplink_loss
+
+    flipped: dict[bool, list[str]] = {}
+    for name, sw in new.switches.items():
+        was = old.switches.get(name)
+        if was is not None and was.drained != sw.drained:
+            flipped.setdefault(sw.drained, []).append(name)
+    out = []
+    if flipped.get(True):
+        names = sorted(flipped[True])
+        loss = uplink_loss(new)
+        kept = f"; the worst of {_switches(loss.affected)} below, {loss.worst}, keeps {loss.worst_pct}% of its " \
+               "uplink capacity" if loss.affected else ""
+        out.append(f"drain {_compress(names)} ({_switches(len(names))}): peers move their best paths off it "
+                   f"(graceful-shutdown 65535:0, local-preference 0), every BGP session stays up{kept} — apply "
+                   "them one at a time and verify in between")
+    if flipped.get(False):
+        names = sorted(flipped[False])
+        out.append(f"undrain {_compress(names)} ({_switches(len(names))}): traffic returns to it as soon as "
+                   "its peers see the prefixes without 65535:0 — verify it before it carries a job again")
+    return out
+
+
+def prefix_limit_risks(old: Fabric, new: Fabric) -> list[str]:
+    """The sessions' maximum-prefix changes (a written limit, or the computed one stepping up as the fabric grows):
+    one line, because every switch's configuration changes with it."""
+    from fabricgen.topology.routing import routing_facts
+
+    if not old.switches or not new.switches:
+        return []
+    a, b = routing_facts(old), routing_facts(new)
+    if a.maximum_prefix == b.maximum_prefix:
+        return []
+    kept = sum(1 for n in new.switches if n in old.switches)
+    return [f"maximum-prefix {a.maximum_prefix:,} → {b.maximum_prefix:,} on every session (one neighbor now sends up "
+            f"to {b.received_max:,} prefixes): the configuration of all {_switches(kept)} in both changes"]
+
+
+def _switches(n: int) -> str:
+    return f"{n:,} switch{'' if n == 1 else 'es'}"
 
 
 def hwsku_risks(old: Fabric, new: Fabric) -> list[str]:

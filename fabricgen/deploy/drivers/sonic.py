@@ -40,6 +40,8 @@ CHECKPOINT = "fabricgen-rollback"
 FRR_DIR_HOST, FRR_DIR_BGP = "/etc/sonic/frr", "/etc/frr"  # split mode: the host directory mounted in the container
 FRR_CANDIDATE, FRR_ROLLBACK = "fabricgen-candidate.conf", "fabricgen-rollback.conf"
 IN_BGP = "sudo docker exec bgp"
+BFD_NEIGHBOR = re.compile(r"^ neighbor \S+ bfd$", re.M)
+"""A frr.conf line that needs FRR's bfdd (fabricgen.checks.routing.SONIC_BFDD)."""
 FRR_RELOAD_BGP = f"{IN_BGP} /usr/lib/frr/frr-reload.py"
 
 
@@ -80,6 +82,12 @@ class SonicDriver(SSHDriver):
             rc, out = self._exec(f"{IN_BGP} vtysh --dryrun -f {FRR_DIR_BGP}/{FRR_CANDIDATE}")
             if rc != 0:
                 raise ReplaceConfigException(f"frr.conf refused by vtysh --dryrun: {out.strip()[-300:]}")
+            if BFD_NEIGHBOR.search(self._frr) and self._exec(f"{IN_BGP} pgrep -x bfdd")[0] != 0:
+                # bgpd keeps `neighbor ... bfd` without bfdd, and nothing detects a failure: refuse before any change
+                raise ReplaceConfigException(
+                    "frr.conf runs BFD on its sessions, but bfdd is not running in the bgp container (community "
+                    "SONiC starts it only with DEVICE_METADATA|localhost frr_mgmt_framework_config true); start "
+                    "it there, or set fabric.bfd.enabled: false")
         self._candidate = text
 
     def _db_candidate(self) -> str:
