@@ -76,3 +76,26 @@ def test_frr_conf_is_what_frr_echoes(tmp_path: Path, name: str) -> None:
     echoed = _running_config(tmp_path, name, cfg.main, ifaces)
     body = echoed.split("Current configuration:\n", 1)[1].removeprefix("!\n")
     assert body == cfg.main
+
+
+@pytest.mark.skipif(not _can_run_frr(), reason="needs root, unshare and FRR to start a private FRR instance")
+def test_a_drained_switch_with_its_own_bfd_timers_is_what_frr_echoes(tmp_path: Path) -> None:
+    """The lines only a drain or non-default BFD timers render (graceful-shutdown on the export, the profile's
+    timers) are FRR's own words too."""
+    import dataclasses
+
+    from fabricgen.inventory.load import load_inventory
+    from fabricgen.inventory.schema import BfdSettings
+    from fabricgen.qos import compute
+    from fabricgen.render.retarget import retarget
+    from fabricgen.topology.resolve import resolve
+
+    loaded = retarget(load_inventory(INVENTORIES / "lab"), "frr")
+    settings = loaded.inventory.fabric.model_copy(
+        update={"drain": ["spine1"], "bfd": BfdSettings(interval_ms=100, multiplier=4)})
+    fabric = resolve(dataclasses.replace(loaded, inventory=loaded.inventory.model_copy(update={"fabric": settings})))
+    cfg = render_device(fabric, "spine1", compute(fabric))
+    assert "  detect-multiplier 4\n  transmit-interval 100\n  receive-interval 100\n" in cfg.main
+    assert "set community 64512:2 graceful-shutdown additive" in cfg.main
+    echoed = _running_config(tmp_path, "spine1", cfg.main, [p.name for p in fabric.switches["spine1"].ports])
+    assert echoed.split("Current configuration:\n", 1)[1].removeprefix("!\n") == cfg.main

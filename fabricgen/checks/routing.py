@@ -67,8 +67,8 @@ def prefix_limit(fabric: Fabric) -> Iterator[Finding]:
 
 def bfd_ranges(fabric: Fabric) -> Iterator[Finding]:
     """FG-BFD-001: the BFD interval or multiplier is outside a platform's documented range; one finding per
-    platform and timer, with the switches it affects. FG-BFD-002: BFD on SONiC switches, whose bgp container runs
-    no bfdd unless the operator turns it on (``SONIC_BFDD``)."""
+    platform and timer, with the switches it affects. FG-BFD-002 (info): BFD on SONiC switches, whose bgp container
+    runs no bfdd unless the operator turns it on (``SONIC_BFDD``); apply refuses BFD where none runs."""
     b = fabric.settings.bfd
     if not b.enabled:
         return
@@ -95,7 +95,7 @@ def bfd_ranges(fabric: Fabric) -> Iterator[Finding]:
     if sonic:
         yield Finding(
             "FG-BFD-002",
-            Severity.WARNING,
+            Severity.INFO,
             "sonic switches",
             f"BFD is rendered for {_switches(len(sonic))} ({_names(sonic)}), but {SONIC_BFDD}: apply refuses BFD "
             "on a switch without bfdd",
