@@ -14,6 +14,7 @@ forwarding classes share a queue; transmit rates fit in 100 %).
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import re
 import shlex
@@ -28,6 +29,7 @@ DSCP_PFC = ("Configuring DSCP-based PFC for Layer 3 Untagged Traffic (juniper.ne
             "junos/ai-ml-evo/cos/topics/task/cos-configuring-l3-dscp-pfc.html)")
 WATCHDOG = ("PFC Watchdog, Junos Class of Service User Guide (juniper.net/documentation/us/en/software/junos/cos/"
             "topics/topic-map/cos-pfc-watchdog-configure.html)")
+POLICY = "Junos Routing Policies, Firewall Filters, and Traffic Policers User Guide"
 BUFFER = "Configuring Global Ingress and Egress Shared Buffers; buffer-partition (Ingress)/(Egress), " + TM
 
 # pattern → source. Slots: <str> <int> <pct> <ip> <prefix> <speed> <bits6> <bits3> <bits6list> <pctlist>
@@ -89,15 +91,32 @@ GRAMMAR: dict[str, str] = {
     "policy-options policy-statement <policy:def> term <str> then accept": CLI + ": then (Policy Options)",
     "policy-options policy-statement <policy:def> term <str> then reject": CLI + ": then (Policy Options)",
     "policy-options policy-statement <policy:def> term <str> then next term": CLI + ": then (Policy Options)",
+    "policy-options policy-statement <policy:def> term <str> from route-filter <prefix> prefix-length-range <plrange>":
+        CLI + ": route-filter; " + POLICY + ", How Route Filters Are Evaluated in Routing Policy Match Conditions",
+    "policy-options policy-statement <policy:def> term <str> from community <community:ref>":
+        CLI + ": from (Policy Options), community",
+    "policy-options policy-statement <policy:def> term <str> from prefix-list <plist:ref>":
+        CLI + ": prefix-list (Policy Options), from (Policy Options)",
+    "policy-options policy-statement <policy:def> term <str> then local-preference <u32>":
+        CLI + ": local-preference (Policy Options)",
+    "policy-options policy-statement <policy:def> term <str> then community add <community:ref>":
+        CLI + ": community (Policy Options Then), then (Policy Options)",
+    "policy-options community <community:def> members <comm>": CLI + ": community (Policy Options)",
+    "policy-options prefix-list <plist:def> <prefix>": CLI + ": prefix-list (Policy Options)",
     "protocols bgp group <group:def> type external": CLI + ": type (BGP)",
     "protocols bgp group <group:def> description <str>": CLI + ": description (Protocols BGP)",
     "protocols bgp group <group:def> family inet unicast": CLI + ": family (Protocols BGP)",
     "protocols bgp group <group:def> export <policy:ref>": CLI + ": export (Protocols BGP)",
+    "protocols bgp group <group:def> import <policy:ref>": CLI + ": import (Protocols BGP)",
+    "protocols bgp group <group:def> family inet unicast prefix-limit maximum <pos32>":
+        CLI + ": prefix-limit (Protocols BGP), maximum 1-4294967295",
+    "protocols bgp group <group:def> family inet unicast prefix-limit teardown <pct1>":
+        CLI + ": prefix-limit (Protocols BGP), teardown <percentage> 1-100",
     "protocols bgp group <group:def> multipath": CLI + ": multipath (Protocols BGP)",
     "protocols bgp group <group:def> multipath multiple-as": CLI + ": multipath (Protocols BGP)",
-    "protocols bgp group <group:def> bfd-liveness-detection minimum-interval <int>":
+    "protocols bgp group <group:def> bfd-liveness-detection minimum-interval <bfdms>":
         CLI + ": bfd-liveness-detection (Protocols BGP)",
-    "protocols bgp group <group:def> bfd-liveness-detection multiplier <int>":
+    "protocols bgp group <group:def> bfd-liveness-detection multiplier <bfdmult>":
         CLI + ": bfd-liveness-detection (Protocols BGP)",
     "protocols bgp group <group:def> neighbor <ip> description <str>": CLI + ": neighbor (Protocols BGP)",
     "protocols bgp group <group:def> neighbor <ip> peer-as <int>": CLI + ": peer-as (BGP)",
@@ -197,6 +216,22 @@ def _slot_ok(kind: str, value: str) -> bool:
         return value.isdigit()
     if kind == "pct":
         return pct(value)
+    if kind == "pct1":
+        return value.isdigit() and 1 <= int(value) <= 100
+    if kind == "pos32":
+        return value.isdigit() and 1 <= int(value) <= 4_294_967_295
+    if kind == "u32":
+        return value.isdigit() and 0 <= int(value) <= 4_294_967_295
+    if kind == "bfdms":  # bfd-liveness-detection minimum-interval 1-255000 ms
+        return value.isdigit() and 1 <= int(value) <= 255_000
+    if kind == "bfdmult":  # bfd-liveness-detection multiplier 1-255
+        return value.isdigit() and 1 <= int(value) <= 255
+    if kind == "comm":  # as-number:community-value, each 0-65535 ("community (Policy Options)")
+        m = re.fullmatch(r"(\d+):(\d+)", value)
+        return m is not None and all(int(x) <= 65_535 for x in m.groups())
+    if kind == "plrange":  # /low-/high, 0 <= low <= high <= 32 (IPv4)
+        m = re.fullmatch(r"/(\d+)-/(\d+)", value)
+        return m is not None and int(m.group(1)) <= int(m.group(2)) <= 32
     if kind == "queue":
         return value.isdigit() and 0 <= int(value) <= 7
     if kind == "prio":
@@ -311,11 +346,13 @@ def check(text: str, release: str = "23.4") -> list[str]:
         if since is not None and not at_least(release, since[0]):
             errors.append(f"line {s.line_no}: not in Junos {release} (from {since[0]}; {since[1]}): "
                           + " ".join(s.words))
-    defined = {k: p.defined(k) for k in ("fc", "policy", "sched", "dp", "classifier", "smap", "cnp", "if", "group")}
+    defined = {k: p.defined(k) for k in ("fc", "policy", "sched", "dp", "classifier", "smap", "cnp", "if", "group",
+                                         "community", "plist")}
     for s in p.statements:
         for kind, how, value in s.named:
             if how == "ref" and value not in defined.get(kind, set()):
                 errors.append(f"line {s.line_no}: {kind} {value!r} is used but never defined")
+    errors += _routing_problems(p, defined)
     # forwarding classes: one queue each, lossless ones tied to a PFC priority
     queue_of: dict[str, int] = {}
     lossless: set[str] = set()
@@ -398,6 +435,32 @@ def check(text: str, release: str = "23.4") -> list[str]:
     return errors
 
 
+def _routing_problems(p: Parsed, defined: dict[str, set[str]]) -> list[str]:
+    """Every policy-statement, community and prefix-list defined is used; every BGP group imports and exports
+    a policy and has a prefix limit (maximum and teardown); a route-filter's prefix-length-range starts at or
+    beyond the filter's own prefix length (a commit error otherwise)."""
+    errors: list[str] = []
+    used = {(k, v) for s in p.statements for k, how, v in s.named if how == "ref"}
+    for kind in ("policy", "community", "plist"):
+        for name in sorted(defined[kind]):
+            if (kind, name) not in used:
+                errors.append(f"{kind} {name!r} is defined but never used")
+    for group in sorted(defined["group"]):
+        body = p.where(["protocols", "bgp", "group", group])
+        for what in ("import", "export"):
+            if not any(w[4] == what for w in body):
+                errors.append(f"bgp group {group} has no {what} policy")
+        limit = {w[8] for w in body if w[4:8] == ["family", "inet", "unicast", "prefix-limit"]}
+        if limit != {"maximum", "teardown"}:
+            errors.append(f"bgp group {group} has no prefix-limit maximum and teardown")
+    for w in p.where(["policy-options", "policy-statement"]):
+        if w[5:7] == ["from", "route-filter"] and w[8] == "prefix-length-range":
+            low = int(w[9].split("-")[0][1:])
+            if low < ipaddress.IPv4Network(w[7]).prefixlen:
+                errors.append(f"route-filter {w[7]} prefix-length-range {w[9]} starts below the prefix length")
+    return errors
+
+
 # --------------------------------------------------------------------------- routing policy evaluator
 
 
@@ -405,18 +468,38 @@ def check(text: str, release: str = "23.4") -> list[str]:
 class Route:
     prefix: str
     protocol: str  # "direct" (a local address), "bgp" (learned), "static", …
+    communities: frozenset[str] = frozenset()
+    local_preference: int = 100  # BGP's default; not carried over eBGP, so a received route starts at 100
 
 
 @dataclass
 class Term:
     name: str
-    filters: list[tuple[str, str]] = field(default_factory=list)  # (prefix, exact|orlonger)
+    filters: list[tuple[str, str]] = field(default_factory=list)  # (prefix, exact|orlonger|/low-/high)
     protocols: list[str] = field(default_factory=list)
+    communities: list[frozenset[str]] = field(default_factory=list)  # `from community`: the members of each
+    prefix_list: set[str] = field(default_factory=set)  # `from prefix-list`: the prefixes of the lists named
+    local_preference: int | None = None  # `then local-preference`
+    community_add: set[str] = field(default_factory=set)  # `then community add`: the members added
     action: str | None = None  # accept | reject | next-term | None (no terminating action)
 
 
+def _named_sets(text: str, kind: str) -> dict[str, set[str]]:
+    """``policy-options community NAME members X`` / ``policy-options prefix-list NAME PREFIX``: name → values."""
+    out: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        w = tokens(line) if line.startswith(f"set policy-options {kind} ") else []
+        if kind == "community" and len(w) == 6 and w[4] == "members":
+            out.setdefault(w[3], set()).add(w[5])
+        elif kind == "prefix-list" and len(w) == 5:
+            out.setdefault(w[3], set()).add(w[4])
+    return out
+
+
 def policies(text: str) -> dict[str, list[Term]]:
-    """The policy-statements of a configuration: name → terms in order of first appearance."""
+    """The policy-statements of a configuration: name → terms in order of first appearance, with the
+    communities and prefix-lists they name resolved to their members."""
+    comms, plists = _named_sets(text, "community"), _named_sets(text, "prefix-list")
     out: dict[str, dict[str, Term]] = {}
     for line in text.splitlines():
         w = tokens(line) if line.startswith("set policy-options policy-statement ") else []
@@ -425,9 +508,17 @@ def policies(text: str) -> dict[str, list[Term]]:
         term = out.setdefault(w[3], {}).setdefault(w[5], Term(w[5]))
         rest = w[6:]
         if rest[:2] == ["from", "route-filter"]:
-            term.filters.append((rest[2], rest[3]))
+            term.filters.append((rest[2], rest[4] if rest[3] == "prefix-length-range" else rest[3]))
         elif rest[:2] == ["from", "protocol"]:
             term.protocols.append(rest[2])
+        elif rest[:2] == ["from", "community"]:
+            term.communities.append(frozenset(comms[rest[2]]))
+        elif rest[:2] == ["from", "prefix-list"]:
+            term.prefix_list |= plists[rest[2]]
+        elif rest[:2] == ["then", "local-preference"]:
+            term.local_preference = int(rest[2])
+        elif rest[:3] == ["then", "community", "add"]:
+            term.community_add |= comms[rest[3]]
         elif rest[:1] == ["then"]:
             term.action = "next-term" if rest[1:] == ["next", "term"] else rest[1]
     return {name: list(terms.values()) for name, terms in out.items()}
@@ -439,29 +530,79 @@ def _filter_matches(prefix: str, flt: str, how: str) -> bool:
         return route == f
     if how == "orlonger":
         return route.subnet_of(f)
+    m = re.fullmatch(r"/(\d+)-/(\d+)", how)
+    if m:
+        return route.subnet_of(f) and int(m.group(1)) <= route.prefixlen <= int(m.group(2))
     raise ValueError(f"route-filter match type {how!r} not modelled")
 
 
-def evaluate_export(chain: list[list[Term]], route: Route) -> bool:
-    """Whether BGP exports ``route`` through the policy chain (Junos semantics: first terminating action of
-    the first policy that has one wins; a term matches when every kind of ``from`` condition it has matches;
-    with no decision, BGP's default export policy accepts active BGP routes and rejects the rest)."""
+def _filters_match(prefix: str, filters: list[tuple[str, str]]) -> bool:
+    """Junos evaluates a term's route-filters by longest match: of the filters whose prefix covers the route,
+    those with the longest prefix are kept and the route matches if one of their match types holds ("How Route
+    Filters Are Evaluated in Routing Policy Match Conditions", Junos routing policy user guide)."""
+    route = ipaddress.IPv4Network(prefix)
+    covering = [(f, h) for f, h in filters if route.subnet_of(ipaddress.IPv4Network(f))]
+    if not covering:
+        return False
+    longest = max(ipaddress.IPv4Network(f).prefixlen for f, _ in covering)
+    return any(_filter_matches(prefix, f, h) for f, h in covering if ipaddress.IPv4Network(f).prefixlen == longest)
+
+
+def _term_matches(t: Term, route: Route) -> bool:
+    """Every kind of ``from`` condition the term has must hold (AND); within one kind, any value (OR); a
+    community matches when the route carries all of its members."""
+    if t.filters and not _filters_match(route.prefix, t.filters):
+        return False
+    if t.protocols and route.protocol not in t.protocols:
+        return False
+    if t.prefix_list and route.prefix not in t.prefix_list:
+        return False
+    return not t.communities or any(members <= route.communities for members in t.communities)
+
+
+def evaluate(chain: list[list[Term]], route: Route, default_accept: bool) -> Route | None:
+    """The route a policy chain lets through (with its ``then`` modifications), or None when it rejects it.
+    Junos semantics: a matching term applies its modifications; its accept/reject ends the evaluation; the
+    first policy of the chain that decides wins; with no decision the protocol's default policy decides."""
+    current = route
     for terms in chain:
         for t in terms:
-            if t.filters and not any(_filter_matches(route.prefix, f, h) for f, h in t.filters):
+            if not _term_matches(t, current):
                 continue
-            if t.protocols and route.protocol not in t.protocols:
-                continue
+            if t.local_preference is not None:
+                current = dataclasses.replace(current, local_preference=t.local_preference)
+            if t.community_add:
+                current = dataclasses.replace(current, communities=current.communities | t.community_add)
             if t.action in ("accept", "reject"):
-                return t.action == "accept"
-    return route.protocol == "bgp"
+                return current if t.action == "accept" else None
+    return current if default_accept else None
+
+
+def export_route(chain: list[list[Term]], route: Route) -> Route | None:
+    """BGP export: with no decision, BGP's default export policy sends active BGP routes only."""
+    return evaluate(chain, route, route.protocol == "bgp")
+
+
+def import_route(chain: list[list[Term]], route: Route) -> Route | None:
+    """BGP import: with no decision, BGP's default import policy accepts every route."""
+    return evaluate(chain, route, True)
+
+
+def evaluate_export(chain: list[list[Term]], route: Route) -> bool:
+    """Whether BGP exports ``route`` through the policy chain."""
+    return export_route(chain, route) is not None
+
+
+def bgp_chain(text: str, group: str, direction: str) -> list[list[Term]]:
+    """The policies of BGP group ``group`` in ``direction`` ("import" or "export"), in order."""
+    pols = policies(text)
+    names = [tokens(line)[-1] for line in text.splitlines()
+             if line.startswith(f"set protocols bgp group {group} {direction} ")]
+    return [pols[n] for n in names]
 
 
 def bgp_export_chain(text: str, group: str) -> list[list[Term]]:
-    pols = policies(text)
-    names = [tokens(line)[-1] for line in text.splitlines()
-             if line.startswith(f"set protocols bgp group {group} export ")]
-    return [pols[n] for n in names]
+    return bgp_chain(text, group, "export")
 
 
 # --------------------------------------------------------------------------- CoS packet walk

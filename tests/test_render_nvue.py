@@ -282,3 +282,128 @@ def test_underlay_only_render_validates(release: str) -> None:
         text = render_device(fabric, name).main
         assert schema.problems(text) == [], name
         assert "qos" not in doc(text)
+
+
+# --------------------------------------------------------------------------- routing policy
+
+
+@pytest.mark.parametrize("release", RELEASES["nvue"])
+def test_every_bundled_inventory_validates_for_every_release(release: str) -> None:
+    schema = oracle(release)
+    for inventory in BUNDLED:
+        for name, text in rendered(inventory, release).items():
+            assert schema.problems(text) == [], f"{inventory} {release} {name}"
+
+
+def _router_policy(cfg: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = cfg["router"]["policy"]
+    return result
+
+
+@pytest.mark.parametrize("release", ["5.14", "5.15"])
+def test_peer_groups_name_policies_the_document_defines(release: str) -> None:
+    for text in rendered("lab", release).values():
+        cfg = doc(text)
+        pol = _router_policy(cfg)
+        groups = cfg["vrf"]["default"]["router"]["bgp"]["peer-group"]
+        assert groups
+        for g in groups.values():
+            af = g["address-family"]["ipv4-unicast"]
+            named = set(af["policy"]["inbound"].values()) | set(af["policy"]["outbound"].values())
+            assert named == {"FABRIC-IN-V4", "FABRIC-OUT-V4"} and named <= set(pol["route-map"])
+            assert af["community-advertise"]["regular"] in ("on", "enabled")
+            assert af["prefix-limits"]["inbound"]["maximum"] >= 1
+            assert "warning-only" not in af["prefix-limits"]["inbound"]  # exceeded: the session is torn down
+        for rm in pol["route-map"].values():
+            for rule in rm["rule"].values():
+                match = rule.get("match", {})
+                assert match.get("ip-prefix-list", next(iter(pol["prefix-list"]))) in pol["prefix-list"]
+                assert match.get("community-list", next(iter(pol["community-list"]))) in pol["community-list"]
+        # every list defined is used by a route map
+        used = {r.get("match", {}).get(k) for rm in pol["route-map"].values() for r in rm["rule"].values()
+                for k in ("ip-prefix-list", "community-list")}
+        assert set(pol["prefix-list"]) | set(pol["community-list"]) <= used
+
+
+def _permits(plist: dict[str, Any], prefix: str) -> bool:
+    """FRR prefix-list semantics of an NVUE prefix-list: the first rule whose prefix covers ``prefix`` with a
+    length in [min-prefix-len, max-prefix-len] (the rule's own length when neither is set) decides."""
+    import ipaddress
+
+    net = ipaddress.IPv4Network(prefix)
+    for _, rule in sorted(plist["rule"].items(), key=lambda kv: int(kv[0])):
+        for p, lens in rule["match"].items():
+            f = ipaddress.IPv4Network(p)
+            lo, hi = lens.get("min-prefix-len", f.prefixlen), lens.get("max-prefix-len", f.prefixlen)
+            if net.subnet_of(f) and lo <= net.prefixlen <= hi:
+                return bool(rule["action"] == "permit")
+    return False
+
+
+def test_prefix_lists_hold_the_fabric_and_the_device() -> None:
+    fabric = nvue_fabric("lab")
+    cfg = doc(rendered("lab")["leaf1"])
+    pol = _router_policy(cfg)
+    fabric_list, local = pol["prefix-list"]["FABRIC-PREFIXES"], pol["prefix-list"]["LOCAL-PREFIXES"]
+    for s in fabric.switches.values():
+        assert _permits(fabric_list, f"{s.loopback}/32")
+    assert not _permits(fabric_list, "192.0.2.0/24") and not _permits(fabric_list, "10.0.0.0/24")
+    own = f"{fabric.switches['leaf1'].loopback}/32"
+    assert _permits(local, own) and not _permits(local, f"{fabric.switches['leaf2'].loopback}/32")
+    assert set(cfg["vrf"]["default"]["router"]["bgp"]["address-family"]["ipv4-unicast"]["network"]) == {
+        next(iter(r["match"])) for r in local["rule"].values()}
+    rin = pol["route-map"]["FABRIC-IN-V4"]["rule"]
+    assert rin["100"]["match"] == {"community-list": "GSHUT", "ip-prefix-list": "FABRIC-PREFIXES"}
+    assert rin["100"]["set"] == {"local-preference": 0} and "permit" in rin["100"]["action"]
+    assert pol["community-list"]["GSHUT"]["rule"]["10"]["community"] == {"65535:0": {}}
+
+
+def _drained(release: str) -> Fabric:
+    loaded = retarget(load_inventory(INVENTORIES / "lab"), "nvue")
+    inv = with_settings(loaded, release).inventory
+    return resolve(dataclasses.replace(loaded, inventory=inv.model_copy(
+        update={"fabric": inv.fabric.model_copy(update={"drain": ["spine1"]})})))
+
+
+@pytest.mark.parametrize("release", ["5.14", "5.18"])
+def test_a_drained_switch_adds_graceful_shutdown_outbound(release: str) -> None:
+    fabric = _drained(release)
+    for name in ("spine1", "spine2"):
+        text = render_device(fabric, name).main
+        assert oracle(release).problems(text) == []
+        out = _router_policy(doc(text))["route-map"]["FABRIC-OUT-V4"]["rule"]
+        own, learned = out["100"]["set"]["community"], out["110"].get("set", {}).get("community", {})
+        if name == "spine1":
+            assert own == {"64512:2": {}, "65535:0": {}} and learned == {"65535:0": {}}
+        else:
+            assert own == {"64512:2": {}} and learned == {}
+
+
+@pytest.mark.parametrize("release", ["5.14", "5.15"])
+def test_bfd_on_every_peer_group(release: str) -> None:
+    fabric = nvue_fabric("lab", release)
+    bfd = fabric.settings.bfd
+    for text in rendered("lab", release).values():
+        cfg = doc(text)
+        for g in cfg["vrf"]["default"]["router"]["bgp"]["peer-group"].values():
+            if release == "5.14":
+                assert g["bfd"] == {"enable": "on", "detect-multiplier": bfd.multiplier,
+                                    "min-rx-interval": bfd.interval_ms, "min-tx-interval": bfd.interval_ms}
+            else:  # 5.15: the timers are a profile's, the group names it
+                prof = cfg["router"]["bfd"]["profile"][g["bfd"]["profile"]]
+                assert prof == {"detect-multiplier": bfd.multiplier, "min-rx-interval": bfd.interval_ms,
+                                "min-tx-interval": bfd.interval_ms}
+                assert cfg["router"]["bfd"]["state"] == "enabled"
+
+
+def test_no_bfd_when_disabled() -> None:
+    loaded = retarget(load_inventory(INVENTORIES / "lab"), "nvue")
+    for release in ("5.14", "5.15"):
+        inv = with_settings(loaded, release).inventory
+        inv = inv.model_copy(update={"fabric": inv.fabric.model_copy(
+            update={"bfd": inv.fabric.bfd.model_copy(update={"enabled": False})})})
+        fabric = resolve(dataclasses.replace(loaded, inventory=inv))
+        cfg = doc(render_device(fabric, "leaf1").main)
+        assert oracle(release).problems(render_device(fabric, "leaf1").main) == []
+        assert "bfd" not in cfg["router"]
+        assert all("bfd" not in g for g in cfg["vrf"]["default"]["router"]["bgp"]["peer-group"].values())

@@ -15,9 +15,22 @@ from fabricgen.qos import compute
 from fabricgen.render import render_data
 from fabricgen.render.data import build_device, junos_watchdog
 from fabricgen.render.retarget import retarget
+from fabricgen.topology.model import Fabric
 from fabricgen.topology.resolve import resolve
 from tests.conftest import INVENTORIES
-from tests.junos_check import GRAMMAR, Route, bgp_export_chain, check, evaluate_export, parse, policies, walk
+from tests.junos_check import (
+    GRAMMAR,
+    Route,
+    bgp_chain,
+    bgp_export_chain,
+    check,
+    evaluate_export,
+    export_route,
+    import_route,
+    parse,
+    policies,
+    walk,
+)
 from tests.test_render_common import fabric_as, qos_of
 
 BUNDLED = ("lab", "su1", "multi-su", "expansion/before", "expansion/after")
@@ -120,6 +133,155 @@ def test_policy_evaluator_semantics() -> None:
         "set protocols bgp group LEAVES export EXPORT-LOCAL",
     ])
     assert not evaluate_export(bgp_export_chain(old, "LEAVES"), Route("10.0.0.1/32", "bgp"))
+
+
+def test_policy_evaluator_routing_terms() -> None:
+    """prefix-length-range, longest-match route-filters, from community / prefix-list, local-preference and
+    community add, each judged on a route it must and one it must not match."""
+    text = "\n".join([
+        "set policy-options community GS members 65535:0",
+        "set policy-options community TAG members 64512:1",
+        "set policy-options prefix-list OWN 10.9.0.1/32",
+        "set policy-options policy-statement IN term g from route-filter 10.0.0.0/24 prefix-length-range /32-/32",
+        "set policy-options policy-statement IN term g from community GS",
+        "set policy-options policy-statement IN term g then local-preference 0",
+        "set policy-options policy-statement IN term g then accept",
+        "set policy-options policy-statement IN term f from route-filter 10.0.0.0/16 orlonger",
+        "set policy-options policy-statement IN term f from route-filter 10.0.0.0/24 prefix-length-range /32-/32",
+        "set policy-options policy-statement IN term f then accept",
+        "set policy-options policy-statement IN term r then reject",
+        "set policy-options policy-statement OUT term l from protocol direct",
+        "set policy-options policy-statement OUT term l from prefix-list OWN",
+        "set policy-options policy-statement OUT term l then community add TAG",
+        "set policy-options policy-statement OUT term l then accept",
+        "set policy-options policy-statement OUT term r then reject",
+        "set protocols bgp group G import IN",
+        "set protocols bgp group G export OUT",
+    ])
+    imp, exp = bgp_chain(text, "G", "import"), bgp_chain(text, "G", "export")
+    got = import_route(imp, Route("10.0.0.5/32", "bgp", frozenset({"65535:0", "64512:1"})))
+    assert got is not None and got.local_preference == 0
+    got = import_route(imp, Route("10.0.0.5/32", "bgp", frozenset({"64512:1"})))
+    assert got is not None and got.local_preference == 100
+    # longest match: 10.0.0.0/24 is the filter that decides for 10.0.0.0/25, and /25 is outside /32-/32,
+    # although the shorter 10.0.0.0/16 orlonger would have matched
+    assert import_route(imp, Route("10.0.0.0/25", "bgp")) is None
+    assert import_route(imp, Route("10.0.1.0/24", "bgp")) is not None  # only /16 covers it: orlonger
+    assert import_route(imp, Route("192.0.2.0/24", "bgp")) is None
+    out = export_route(exp, Route("10.9.0.1/32", "direct", frozenset({"1:1"})))
+    assert out is not None and out.communities == {"1:1", "64512:1"}  # added, not replaced
+    assert export_route(exp, Route("10.9.0.1/32", "static")) is None  # not direct
+    assert export_route(exp, Route("10.9.0.2/32", "direct")) is None  # not in the prefix-list
+
+
+def _drained_fabric(names: list[str]) -> Fabric:
+    loaded = retarget(load_inventory(INVENTORIES / "lab"), "junos")
+    inv = loaded.inventory
+    return resolve(dataclasses.replace(loaded, inventory=inv.model_copy(
+        update={"fabric": inv.fabric.model_copy(update={"drain": names})})))
+
+
+def _paths(fabric: Fabric) -> dict[tuple[str, str, str, str], Route | None]:
+    """(origin leaf, spine, receiving leaf, prefix) → the route the receiving leaf installs from that spine
+    (None: refused on the way), each hop through the rendered import and export policies."""
+    configs = {n: render_data(build_device(fabric, n)).main for n in fabric.switches}
+    leaves = sorted(n for n, s in fabric.switches.items() if s.role.value == "leaf")
+    spines = sorted(n for n, s in fabric.switches.items() if s.role.value == "spine")
+    out: dict[tuple[str, str, str, str], Route | None] = {}
+    for leaf in leaves:
+        for prefix in build_device(fabric, leaf).bgp.policy.local_prefixes:
+            sent = export_route(bgp_chain(configs[leaf], "SPINES", "export"), Route(prefix, "direct"))
+            for spine in spines:
+                got = None if sent is None else import_route(bgp_chain(configs[spine], "LEAVES", "import"),
+                                                             Route(prefix, "bgp", sent.communities))
+                passed = None if got is None else export_route(bgp_chain(configs[spine], "LEAVES", "export"), got)
+                for other in leaves:
+                    if other != leaf:
+                        out[(leaf, spine, other, prefix)] = None if passed is None else import_route(
+                            bgp_chain(configs[other], "SPINES", "import"), Route(prefix, "bgp", passed.communities))
+    return out
+
+
+def test_every_leaf_route_reaches_every_other_leaf_through_each_spine() -> None:
+    fabric = fabric_as(INVENTORIES / "lab", "junos")
+    paths = _paths(fabric)
+    spines = {k[1] for k in paths}
+    assert len(spines) >= 2 and paths
+    for (leaf, spine, other, prefix), route in paths.items():
+        assert route is not None, (leaf, spine, other, prefix)
+        assert route.local_preference == 100
+        assert route.communities == {"64512:1"}  # the origin's role community, carried across the spine
+    loopbacks = {k[3] for k in paths}
+    assert {f"{s.loopback}/32" for s in fabric.switches.values() if s.role.value == "leaf"} <= loopbacks
+
+
+def test_a_prefix_outside_the_pools_is_rejected_at_the_spine() -> None:
+    configs = _configs("lab")
+    imp = bgp_chain(configs["spine1"], "LEAVES", "import")
+    for prefix in ("192.0.2.0/24", "10.0.0.0/24", "10.64.0.0/30", "0.0.0.0/0"):  # outside, or a pool's wrong length
+        assert import_route(imp, Route(prefix, "bgp", frozenset({"64512:1"}))) is None, prefix
+    assert import_route(imp, Route("10.0.0.7/32", "bgp")) is not None  # a leaf loopback in the pool passes
+    # and the leaf does not announce what it does not own
+    assert export_route(bgp_chain(configs["leaf1"], "SPINES", "export"), Route("192.0.2.0/24", "direct")) is None
+
+
+def test_a_drained_spine_loses_its_best_paths_and_keeps_its_sessions() -> None:
+    fabric = _drained_fabric(["spine1"])
+    paths = _paths(fabric)
+    assert {k[1] for k in paths} >= {"spine1", "spine2"}
+    for (_leaf, spine, _other, _prefix), route in paths.items():
+        assert route is not None  # still received: the sessions and the routes stay
+        if spine == "spine1":
+            assert route.local_preference == 0 and "65535:0" in route.communities
+        else:
+            assert route.local_preference == 100 and "65535:0" not in route.communities
+    spine1 = render_data(build_device(fabric, "spine1")).main
+    assert check(spine1) == []
+    own = export_route(bgp_chain(spine1, "LEAVES", "export"), Route(f"{fabric.switches['spine1'].loopback}/32",
+                                                                    "direct"))
+    assert own is not None and own.communities == {"64512:2", "65535:0"}
+    # only the drained switch marks its routes
+    assert "65535:0" not in str(policies(render_data(build_device(fabric, "spine2")).main)["FABRIC-OUT-V4"])
+
+
+def test_checker_rejects_routing_defects() -> None:
+    text = _configs("lab")["leaf1"]
+    assert check(text) == []
+    broken = text.replace("then community add ROLE-LEAF", "then community add ROLE-LEAFS")
+    assert any("community 'ROLE-LEAFS' is used but never defined" in e for e in check(broken))
+    assert "community 'ROLE-LEAF' is defined but never used" in check(broken)
+    broken = "\n".join(ln for ln in text.splitlines() if " import FABRIC-IN-V4" not in ln)
+    assert "policy 'FABRIC-IN-V4' is defined but never used" in check(broken)
+    assert "bgp group SPINES has no import policy" in check(broken)
+    broken = "\n".join(ln for ln in text.splitlines() if "prefix-limit teardown" not in ln)
+    assert "bgp group SPINES has no prefix-limit maximum and teardown" in check(broken)
+    broken = text.replace("from prefix-list LOCAL-PREFIXES", "from prefix-list LOCAL")
+    assert any("plist 'LOCAL' is used but never defined" in e for e in check(broken))
+    broken = text.replace("prefix-length-range /32-/32", "prefix-length-range /16-/32", 1)
+    assert any("starts below the prefix length" in e for e in check(broken))
+    for bad in ("bfd-liveness-detection minimum-interval 300", "bfd-liveness-detection multiplier 3"):
+        value = "255001" if "interval" in bad else "256"
+        broken = text.replace(bad, bad.rsplit(" ", 1)[0] + " " + value)
+        assert any("no documented statement matches" in e and value in e for e in check(broken)), bad
+    broken = text.replace("members 65535:0", "members 65536:0")
+    assert any("no documented statement matches" in e for e in check(broken))
+
+
+def test_bfd_follows_the_inventory() -> None:
+    loaded = retarget(load_inventory(INVENTORIES / "lab"), "junos")
+    inv = loaded.inventory
+    for bfd in (inv.fabric.bfd.model_copy(update={"enabled": False}),
+                inv.fabric.bfd.model_copy(update={"interval_ms": 150, "multiplier": 4})):
+        fabric = resolve(dataclasses.replace(loaded, inventory=inv.model_copy(
+            update={"fabric": inv.fabric.model_copy(update={"bfd": bfd})})))
+        text = render_data(build_device(fabric, "leaf1")).main
+        assert check(text) == []
+        got = {(w[3], w[5], w[6]) for w in parse(text).where(["protocols", "bgp", "group"])
+               if w[4] == "bfd-liveness-detection"}
+        groups = {g.name for g in build_device(fabric, "leaf1").bgp.groups}
+        want = set() if not bfd.enabled else {(g, k, v) for g in groups
+                                              for k, v in (("minimum-interval", "150"), ("multiplier", "4"))}
+        assert got == want
 
 
 @pytest.mark.parametrize("dscp", [26, 48, 18, 0])

@@ -365,6 +365,7 @@ class NvueData:
     tacacs_high_first: bool = False  # TACACS+ server priority: "higher comes first" 5.12–5.17, "lower" from 5.18
     tacacs_command_authz: bool = False  # from 5.17: tacacs/authorization/<level>/all-commands (server-side)
     radius_accounting: bool = False  # from 5.11: radius/accounting/state
+    bfd_profile: bool = False  # BFD timers: on each BGP peer group up to 5.14, in a router/bfd/profile from 5.15
 
 
 @fast_init
@@ -863,6 +864,7 @@ def _nvue(fabric: Fabric, sw: Switch, qos: DeviceQos | None) -> NvueData:
         tacacs_high_first=at_least(sw.release, "5.12") and not at_least(sw.release, "5.18"),
         tacacs_command_authz=at_least(sw.release, NVUE_TACACS_COMMAND_AUTHORIZATION),
         radius_accounting=at_least(sw.release, NVUE_RADIUS_ACCOUNTING),
+        bfd_profile=new,
     )
 
 
