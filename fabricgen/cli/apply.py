@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from fabricgen.cli.gate import allow_findings_option, blocking, summary
 
 if TYPE_CHECKING:
     from fabricgen.deploy.apply import ApplyReport
+    from fabricgen.deploy.ops import Live
 
 
 @click.command()
@@ -43,12 +45,17 @@ if TYPE_CHECKING:
 @click.option("--rerun-failed", is_flag=True, help="Only devices the last apply did not leave at the intended config.")
 @click.option("--state-dir", type=click.Path(file_okay=False), help="Lock and last report (default per fabric).")
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when changes were applied (or would be).")
+@click.option("--drain", "drain", multiple=True, metavar="NAME",
+              help="Apply with this switch drained (RFC 8326 graceful shutdown: sessions kept, traffic moved off "
+                   "it); repeatable. Not recorded: record `maintenance: drain` to keep it.")
+@click.option("--undrain", "undrain", multiple=True, metavar="NAME",
+              help="Apply with this switch in service although the inventory drains it; repeatable.")
 @allow_findings_option
 @guarded
 def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
           use_lab: bool, only: str | None, workers: int, timeout: int, wave_size: int, canary: int, revert_in: int,
           settle: float, dry_run: bool, rerun_failed: bool, state_dir: str | None, detailed_exitcode: bool,
-          allow_findings: frozenset[str]) -> None:
+          drain: tuple[str, ...], undrain: tuple[str, ...], allow_findings: frozenset[str]) -> None:
     """Push rendered configurations of PLAN_OR_INVENTORY to live switches: canary first, then waves; per device
     load, compare (skip when unchanged), commit with a revert timer, verify, confirm — or roll back.
 
@@ -59,6 +66,11 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     as cabled) before the confirm; the canary and the previous wave are checked again after each wave. --only
     narrows what is pushed, never what is verified: the selected devices' sessions and LLDP with every other switch
     are checked.
+
+    --drain NAME / --undrain NAME apply the inventory with those switches drained / in service (only their
+    configurations change: FABRIC-OUT-V4 adds or drops 65535:0); the next apply of the inventory as written
+    reverses it unless the inventory records it. When some switch is drained, the rollout ends with the drain
+    check of `fabricgen verify` on every reachable switch (best paths avoid the drained ones).
 
     A fabric with error findings (as `fabricgen validate` reports them) is refused before any device is
     contacted, unless --allow-findings names every rule that fails. A failure stops further waves; the report
@@ -71,6 +83,7 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     from fabricgen.deploy.commit import RevertRefused
     from fabricgen.deploy.intended import intended_configs
     from fabricgen.deploy.secrets import secret_values
+    from fabricgen.deploy.verify import drained_switches
 
     planned: list[str] | None = None
     inventory = plan_or_inventory
@@ -86,7 +99,12 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
             stderr_console().print("the plan is stale; make it again with `fabricgen plan`", markup=False)
             raise SystemExit(EXIT_INPUT)
         inventory, planned = plan.new.path, list(plan.devices_to_change)
+    if planned is not None and (drain or undrain):
+        stderr_console().print("fabricgen: --drain/--undrain apply an inventory, not a saved plan", markup=False)
+        raise SystemExit(EXIT_INPUT)
     live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only)
+    if drain or undrain:
+        live = drained_live(live, set(drain), set(undrain))
     refused, waived = blocking(live.fabric, allow_findings)
     err = stderr_console()
     if waived:
@@ -137,8 +155,15 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
     except RevertRefused as exc:
         err.print(f"fabricgen: --revert-in {revert_in} refused, nothing was sent: {exc}", markup=False)
         raise SystemExit(EXIT_INPUT) from None
+    drain_problems = None
+    if report.ok and not dry_run and drained_switches(live.fabric):
+        drain_problems = verify_drain(live, settle, workers, timeout)
     if fmt == "json":
-        echo_json(apply_document(report))
+        doc = apply_document(report)
+        if drain_problems is not None:
+            doc["drain"] = {"drained": sorted(drained_switches(live.fabric)), "ok": not drain_problems,
+                            "problems": drain_problems}
+        echo_json(doc)
     else:
         out = stdout_console()
         for o in report.outcomes.values():
@@ -163,9 +188,57 @@ def apply(plan_or_inventory: str, fmt: str, hosts: str | None, credentials: str 
             out.print(f"on a lost session ({platform}): {note}", markup=False)
         for warning in report.warnings.values():
             out.print(warning, markup=False)
-    if not report.ok:
+        if drain_problems is not None:
+            names = ", ".join(sorted(drained_switches(live.fabric)))
+            out.print(f"drain of {names}: " + ("verified: no best path goes through a drained switch where another "
+                                               "exists" if not drain_problems else "NOT VERIFIED"), markup=False)
+            for problem in drain_problems:
+                out.print(f"  ✗ {problem}", markup=False)
+    if not report.ok or drain_problems:
         raise SystemExit(EXIT_FINDINGS)
     raise SystemExit(EXIT_CHANGES if detailed_exitcode and report.changed else EXIT_OK)
+
+
+def drained_live(live: Live, drain: set[str], undrain: set[str]) -> Live:
+    """``live`` with its fabric drained / undrained as ``--drain`` / ``--undrain`` say (exit 3 on a name that is
+    not a switch of the fabric); one line per switch whose drain state now differs from the inventory's."""
+    from fabricgen.topology.routing import UnknownSwitch, drain_changes, with_drain
+
+    try:
+        fabric = with_drain(live.fabric, drain, undrain)
+    except UnknownSwitch as exc:
+        stderr_console().print(f"fabricgen: --drain/--undrain: {exc}", markup=False)
+        raise SystemExit(EXIT_INPUT) from None
+    for name, drained in drain_changes(live.fabric, fabric).items():
+        if drained:
+            line = (f"{name}: drained by --drain, in service in the inventory: the next apply of the inventory as "
+                    "written undrains it unless `maintenance: drain` (or fabric.drain) is recorded")
+        else:
+            line = (f"{name}: in service by --undrain, drained in the inventory: the next apply of the inventory as "
+                    "written drains it again unless its `maintenance: drain` (and fabric.drain entry) is removed")
+        stderr_console().print(line, markup=False)
+    return replace(live, fabric=fabric)
+
+
+def verify_drain(live: Live, settle: float, workers: int, timeout: int) -> list[str]:
+    """The drain check (:func:`fabricgen.deploy.verify.check_drain`) on every reachable switch, read again each
+    second until it passes or ``settle`` seconds (at least 10) pass; the problems left (empty: verified)."""
+    import time
+
+    from fabricgen.deploy.ops import per_device
+    from fabricgen.deploy.verify import check_drain, read_routes
+
+    every = replace(live, targets=live.everything or live.targets)
+    deadline = time.monotonic() + max(settle, 10.0)
+    while True:
+        results = per_device(every, lambda d, n: check_drain(live.fabric, n, read_routes(d),
+                                                             getattr(d, "platform", "")), workers, timeout, "drain")
+        problems = [f"{n}: {r.error}" for n, r in results.by_device.items() if r.error or r.value is None]
+        problems += [f"{n}: {c.subject}: {c.detail}" for n, r in results.by_device.items() for c in r.value or []
+                     if not c.ok]
+        if not problems or time.monotonic() > deadline:
+            return problems
+        time.sleep(1.0)
 
 
 def apply_document(report: ApplyReport) -> dict[str, Any]:

@@ -22,11 +22,15 @@ if TYPE_CHECKING:
 def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None, known_hosts: str | None,
            use_lab: bool, only: str | None, workers: int, timeout: int) -> None:
     """Check live state of INVENTORY's devices: every BGP session the cabling implies Established with the
-    right peer ASN, LLDP neighbours as cabled (names normalised), interfaces up with the intended MTU/speed.
+    right peer ASN, LLDP neighbours as cabled (names normalised), interfaces up with the intended MTU/speed; and,
+    when some switch is drained, that no best path of another switch goes through a drained one where a path
+    through an undrained neighbour exists (the drain check; "not available" — a failure — on a platform whose
+    driver reads no routes).
 
     Exits 0 when everything matches, 1 otherwise, 3 on input errors.
     """
     from fabricgen.deploy.ops import run_verify
+    from fabricgen.deploy.verify import DRAIN_SUBJECT
 
     live = load_or_exit(inventory, hosts, credentials, known_hosts, use_lab, only, fmt, "verify")
     results = run_verify(live, workers, timeout)
@@ -45,10 +49,13 @@ def verify(inventory: str, fmt: str, hosts: str | None, credentials: str | None,
             v = r.value
             counts = {k: sum(1 for c in v.checks if c.kind == k) for k in ("bgp", "lldp", "interface")}
             state = "ok" if v.ok else f"{len(v.failures)} problem(s)"
+            drain = next((c for c in v.checks if c.kind == "drain" and c.subject == DRAIN_SUBJECT), None)
             out.print(f"  {n}: {state} — {counts['bgp']} BGP sessions, {counts['lldp']} LLDP neighbours, "
-                      f"{counts['interface']} interfaces", markup=False)
+                      f"{counts['interface']} interfaces{', drain checked' if drain else ''}", markup=False)
             for c in v.failures:
                 out.print(f"    ✗ {c.kind} {c.subject}: {c.detail}", markup=False)
+            if drain is not None and drain.ok:
+                out.print(f"    · drain: {drain.detail}", markup=False)
             notes = sorted({c.detail for c in v.checks if c.ok and "not reported" in c.detail})
             for note in [*v.notes, *(f"{len([c for c in v.checks if c.detail == x])} interface(s): {x}"
                                      for x in notes)]:

@@ -21,7 +21,7 @@ from fabricgen.topology.model import Fabric
 
 @dataclass
 class Check:
-    kind: str  # bgp | lldp | interface
+    kind: str  # bgp | lldp | interface | drain
     subject: str  # "swp33 → spine1:swp1" or "10.128.6.0 (spine1)"
     ok: bool
     detail: str = ""
@@ -299,13 +299,83 @@ def out_of_scope(fabric: Fabric, device: str, scope: set[str]) -> int:
     return sum(1 for p in fabric.switches[device].ports if p.peer_device not in scope)
 
 
+DRAIN_SUBJECT = "best paths"
+
+
+def drained_switches(fabric: Fabric) -> frozenset[str]:
+    """The switches the fabric has drained (``maintenance: drain``, ``fabric.drain`` or ``apply --drain``)."""
+    return frozenset(n for n, s in fabric.switches.items() if s.drained)
+
+
+def read_routes(driver: Any) -> dict[str, list[dict[str, Any]]] | None:
+    """Every BGP route of the device in NAPALM's get_route_to shape; None when its driver cannot list them
+    (only a driver that says ``full_route_table`` returns the whole table for ``destination=""``)."""
+    if not getattr(driver, "full_route_table", False):
+        return None
+    routes: dict[str, list[dict[str, Any]]] = driver.get_route_to(destination="", protocol="bgp")
+    return routes
+
+
+def check_drain(fabric: Fabric, device: str, routes: dict[str, list[dict[str, Any]]] | None,
+                platform: str = "") -> list[Check]:
+    """On a switch that is not drained: every prefix with a path through an undrained neighbour has no best path
+    (``selected_next_hop``) through a drained one. A prefix the device originates is not looked at; one originated
+    by a drained switch, or reachable only through drained switches, is fine and counted as such. ``routes`` None
+    (the driver reads no routes): "not available", a failed check — a drain is never taken as proven unread.
+
+    >>> from types import SimpleNamespace as N
+    >>> check_drain(N(switches={"leaf1": N(drained=False)}), "leaf1", None, "eos")[0].detail
+    'not available: the eos driver reads no BGP routes (get_route_to); the drain is not proven'
+    """
+    from fabricgen.topology.routing import originated_by
+
+    drained = drained_switches(fabric)
+    if fabric.switches[device].drained:
+        return [Check("drain", DRAIN_SUBJECT, True, "drained itself: its own best paths are not checked")]
+    if routes is None:
+        return [Check("drain", DRAIN_SUBJECT, False, f"not available: the {platform or 'device'} driver reads no "
+                      "BGP routes (get_route_to); the drain is not proven")]
+    via = {addr: peer for addr, (peer, _asn) in expected_sessions(fabric, device, set(fabric.switches)).items()}
+    origin = originated_by(fabric)
+    avoided, from_drained, only_drained, failures = 0, [], [], []
+    for prefix, paths in sorted(routes.items()):
+        if origin.get(prefix) == device:
+            continue
+        learned = [(via.get(p.get("next_hop", ""), p.get("next_hop", "")), p) for p in paths if p.get("next_hop")]
+        if origin.get(prefix) in drained:
+            from_drained.append(f"{prefix} of {origin[prefix]}")
+            continue
+        if not any(peer not in drained for peer, _ in learned):
+            if learned:
+                only_drained.append(prefix)
+            continue
+        bad = sorted({peer for peer, p in learned if p.get("selected_next_hop") and peer in drained})
+        if bad:
+            alive = sorted({peer for peer, _ in learned if peer not in drained})
+            failures.append(Check("drain", prefix, False, f"best path via {', '.join(bad)} (drained) although "
+                                  f"{', '.join(alive)} (not drained) has a path"))
+        else:
+            avoided += 1
+    names = ", ".join(sorted(drained)) or "none"
+    summary = f"{avoided} prefix(es) avoid drained {names}"
+    if from_drained:
+        summary += f"; {len(from_drained)} originated by a drained switch ({', '.join(from_drained)})"
+    if only_drained:
+        summary += f"; {len(only_drained)} reachable only via drained switches ({', '.join(only_drained)})"
+    return [Check("drain", DRAIN_SUBJECT, not failures, summary), *failures]
+
+
 def verify_device(
     fabric: Fabric, device: str, scope: set[str], driver: Any, aliases: dict[tuple[str, str], str] | None = None
 ) -> DeviceVerdict:
+    """BGP, LLDP and interfaces against the cabling plan; and the drain (:func:`check_drain`) when some switch
+    is drained — the routes are read only then, so verifying a fabric with no drain costs what it did."""
     verdict = DeviceVerdict(device)
     verdict.checks += check_bgp(fabric, device, scope, driver.get_bgp_neighbors())
     verdict.checks += check_lldp(fabric, device, scope, driver.get_lldp_neighbors(), aliases)
     verdict.checks += check_interfaces(fabric, device, scope, driver.get_interfaces())
+    if drained_switches(fabric):
+        verdict.checks += check_drain(fabric, device, read_routes(driver), getattr(driver, "platform", ""))
     skipped = out_of_scope(fabric, device, scope)
     if skipped:
         verdict.notes.append(f"{skipped} port(s) face devices outside the targets (not checked)")

@@ -34,7 +34,11 @@ GC_KEYS = tuple(f"net.{v}.neigh.default.gc_thresh{i}" for v in ("ipv4", "ipv6") 
 GC_RAISED = ("8192", "16384", "32768") * 2
 GC_ABOVE = 16  # switches; above this the shared neighbour tables are raised for the lab's lifetime
 
-FRR_DAEMONS = frr_daemons("fabricgen lab: zebra, bgpd and staticd; vty on loopback only", bfd=False)
+FRR_DAEMONS = frr_daemons("fabricgen lab: zebra, bgpd, staticd and bfdd; vty on loopback only", bfd=True)
+
+DAEMON_PIDFILES = (("zebra", "run/frr/zebra.pid"), ("bgpd", "run/frr/bgpd.pid"), ("bfdd", "run/frr/bfdd.pid"),
+                   ("lldpd", "run/lldpd.pid"), ("sshd", "run/sshd.pid"))
+"""Every daemon a lab switch runs, and its pid file under the switch's directory (``fabricgen lab status``)."""
 
 LLDPD_CONF = """\
 # fabricgen lab: fabric ports only (not the management port), fast hellos, interface name as port ID
@@ -385,8 +389,7 @@ def status(state: LabState) -> dict[str, Any]:
         if alive:
             d = Path(info["dir"])
             daemons = {}
-            for daemon, pidfile in (("zebra", "run/frr/zebra.pid"), ("bgpd", "run/frr/bgpd.pid"),
-                                    ("lldpd", "run/lldpd.pid"), ("sshd", "run/sshd.pid")):
+            for daemon, pidfile in DAEMON_PIDFILES:
                 try:
                     dpid = int((d / pidfile).read_text().split()[0])
                     daemons[daemon] = machine.pid_netns(dpid) == ident

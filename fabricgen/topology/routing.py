@@ -14,7 +14,7 @@ part), so a prefix the fabric does not allocate is refused at both ends of every
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fabricgen.inventory.schema import Role
 from fabricgen.topology.memo import per_fabric
@@ -135,3 +135,45 @@ def fabric_prefix_entries(fabric: Fabric) -> tuple[PrefixEntry, ...]:
         if ipaddress.IPv4Address(sw.loopback) not in pools[sw.role]:
             entries.append(PrefixEntry(f"{sw.loopback}/32", 32, 32, f"loopback of {name}"))
     return tuple(entries)
+
+
+class UnknownSwitch(ValueError):
+    """A switch named for a drain or an undrain is not in the fabric (or is named for both)."""
+
+
+def with_drain(fabric: Fabric, drain: set[str], undrain: set[str]) -> Fabric:
+    """A copy of ``fabric`` with the switches of ``drain`` drained and those of ``undrain`` not; every other
+    switch as it was. The copy is a new Fabric object, so its routing facts (and every render) are recomputed.
+
+    Raises :class:`UnknownSwitch` naming every switch that is not in the fabric, or that is in both sets.
+    """
+    unknown = sorted((drain | undrain) - set(fabric.switches))
+    if unknown:
+        raise UnknownSwitch(f"no such switch in fabric {fabric.name}: {', '.join(unknown)}")
+    both = sorted(drain & undrain)
+    if both:
+        raise UnknownSwitch(f"both drained and undrained: {', '.join(both)}")
+    switches = {
+        name: replace(sw, drained=True) if name in drain else replace(sw, drained=False) if name in undrain else sw
+        for name, sw in fabric.switches.items()
+    }
+    return replace(fabric, switches=switches)
+
+
+def drain_changes(before: Fabric, after: Fabric) -> dict[str, bool]:
+    """Switch → its drain state in ``after``, for every switch whose drain state differs from ``before``'s."""
+    return {n: sw.drained for n, sw in after.switches.items()
+            if n in before.switches and before.switches[n].drained != sw.drained}
+
+
+def originated_by(fabric: Fabric) -> dict[str, str]:
+    """Prefix → the switch that originates it: each loopback /32 and each addressed host-facing link's subnet
+    (what the switch's ``network`` statements announce, fabricgen.render.data ``Bgp.networks``)."""
+    out: dict[str, str] = {}
+    for name, sw in fabric.switches.items():
+        out[f"{sw.loopback}/32"] = name
+        for p in sw.ports:
+            subnet = fabric.links[p.link].subnet if p.kind is PortKind.HOST and p.address else None
+            if subnet:
+                out[subnet] = name
+    return out

@@ -244,6 +244,48 @@ class FrrDriver(SSHDriver):
     def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
         return parse_lldpcli_json0(json.loads(self._run("lldpcli -f json0 show neighbors") or "{}"))
 
+    full_route_table = True
+    """:meth:`get_route_to` with ``destination=""`` returns every BGP route (the drain check reads them all)."""
+
+    def get_route_to(self, destination: str = "", protocol: str = "", longer: bool = False) -> dict[str, list[Any]]:
+        """BGP routes of the default VRF (``vtysh -c 'show ip bgp json'``) in the shape of NAPALM's
+        ``get_route_to``: every prefix when ``destination`` is empty, else the prefix ``destination`` (and every
+        longer one with ``longer``). Only BGP is read: another ``protocol`` raises NotImplementedError. See
+        :func:`parse_show_ip_bgp` for the fields.
+
+        Example::
+
+            {
+                "10.0.0.2/32": [
+                    {
+                        "protocol": "BGP",
+                        "current_active": True,
+                        "last_active": False,
+                        "age": -1,
+                        "next_hop": "10.128.6.16",
+                        "outgoing_interface": "",
+                        "selected_next_hop": True,
+                        "preference": 20,
+                        "inactive_reason": "",
+                        "routing_table": "default",
+                        "protocol_attributes": {
+                            "local_as": 4200100001,
+                            "remote_as": 4200000100,
+                            "peer_id": "10.128.6.16",
+                            "as_path": "4200000100 4200100002",
+                            "communities": [],
+                            "local_preference": 100,
+                            "metric": 0,
+                        },
+                    },
+                ]
+            }
+        """
+        if protocol.lower() not in ("", "bgp"):
+            raise NotImplementedError(f"get_route_to: only BGP routes are read on {self.platform}, not {protocol}")
+        routes = parse_show_ip_bgp(json.loads(self._run("vtysh -c 'show ip bgp json'") or "{}"))
+        return select_routes(routes, destination, longer)
+
 
 # ---------------------------------------------------------------------- parsers (pure; shared with sonic)
 
@@ -336,4 +378,96 @@ def parse_lldpcli_json0(data: dict[str, Any]) -> dict[str, list[dict[str, str]]]
                 by_name = pid.get("type") in ("ifname", "local")
                 port = pid.get("value", "") if by_name else (descr or pid.get("value", ""))
             out.setdefault(iface["name"], []).append({"hostname": hostname, "port": port})
+    return out
+
+
+BGP_DISTANCE = {"external": 20, "internal": 200, "local": 200}
+"""FRR's default administrative distances for BGP routes (FRR User Guide, "BGP" > "Administrative Distance
+Metrics": ``distance bgp 20 200 200``, external / internal / local); ``show ip bgp json`` does not print them."""
+
+
+def _path_from(path: dict[str, Any]) -> str:
+    kind = str(path.get("pathFrom", "external"))
+    return kind if kind in BGP_DISTANCE else "external"
+
+
+def _bgp_path(path: dict[str, Any], local_as: int, default_locpref: int, table: str) -> dict[str, Any]:
+    """One path of ``show ip bgp json`` as one entry of NAPALM's get_route_to."""
+    peer = str(path.get("peerId", ""))
+    local = peer in ("", "(unspec)")
+    nexthops = [nh for nh in path.get("nexthops") or [] if isinstance(nh, dict)]
+    used = next((nh for nh in nexthops if nh.get("used")), nexthops[0] if nexthops else {})
+    hop = "" if local else str(used.get("ip", ""))
+    as_path = str(path.get("path", ""))
+    first = as_path.split()[0] if as_path.split() else ""
+    best = bool(path.get("bestpath"))
+    valid = bool(path.get("valid"))
+    return {
+        "protocol": "BGP",
+        "current_active": best,
+        "last_active": False,
+        "age": -1,
+        "next_hop": "" if hop == "0.0.0.0" else hop,
+        "outgoing_interface": str(used.get("interface", "")),
+        "selected_next_hop": valid and (best or bool(path.get("multipath"))),
+        "preference": BGP_DISTANCE["local" if local else _path_from(path)],
+        "inactive_reason": "" if valid else "invalid",
+        "routing_table": table,
+        "protocol_attributes": {
+            "local_as": local_as,
+            "remote_as": int(first) if first.isdigit() else local_as,
+            "peer_id": "" if local else peer,
+            "as_path": as_path,
+            "communities": [],
+            "local_preference": int(path.get("locPrf", default_locpref)),
+            "metric": int(path.get("metric", 0)),
+        },
+    }
+
+
+def parse_show_ip_bgp(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """``show ip bgp json`` (FRR 8.x) → NAPALM's get_route_to shape: prefix → one entry per path.
+
+    ``current_active`` is FRR's best path; ``selected_next_hop`` is true for every valid path zebra is given (the
+    best and its equal-cost multipaths); a locally originated path has ``next_hop`` and ``peer_id`` empty and
+    ``remote_as`` the local AS; ``local_preference`` is the path's (``locPrf``) or the table's default
+    (``defaultLocPrf``); ``preference`` is the administrative distance (:data:`BGP_DISTANCE`). This output
+    carries no communities (``communities`` is empty) and no age (``age`` is -1).
+
+    >>> doc = {"localAS": 65001, "defaultLocPrf": 100, "vrfName": "default", "routes": {"10.0.0.2/32": [
+    ...     {"valid": True, "bestpath": True, "pathFrom": "external", "peerId": "10.1.0.0", "path": "65000 65002",
+    ...      "locPrf": 0, "nexthops": [{"ip": "10.1.0.0", "used": True}]}]}}
+    >>> r = parse_show_ip_bgp(doc)["10.0.0.2/32"][0]
+    >>> r["next_hop"], r["selected_next_hop"], r["protocol_attributes"]["local_preference"], r["preference"]
+    ('10.1.0.0', True, 0, 20)
+    """
+    local_as = int(data.get("localAS", 0) or 0)
+    default_locpref = int(data.get("defaultLocPrf", 100) or 100)
+    table = str(data.get("vrfName", "default"))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for prefix, paths in (data.get("routes") or {}).items():
+        if isinstance(paths, list):
+            out[prefix] = [_bgp_path(p, local_as, default_locpref, table) for p in paths if isinstance(p, dict)]
+    return out
+
+
+def select_routes(routes: dict[str, list[Any]], destination: str, longer: bool) -> dict[str, list[Any]]:
+    """The routes of ``destination`` (a prefix or an address: the prefixes that contain it), every longer prefix
+    too with ``longer``; all of them when ``destination`` is empty.
+
+    >>> r = {"10.0.0.0/24": [1], "10.0.0.2/32": [2], "10.0.1.1/32": [3]}
+    >>> select_routes(r, "10.0.0.2", False), select_routes(r, "10.0.0.0/24", True)
+    ({'10.0.0.0/24': [1], '10.0.0.2/32': [2]}, {'10.0.0.0/24': [1], '10.0.0.2/32': [2]})
+    """
+    if not destination:
+        return dict(routes)
+    import ipaddress
+
+    want = ipaddress.IPv4Network(destination, strict=False)
+    bare = "/" not in destination
+    out = {}
+    for prefix, paths in routes.items():
+        net = ipaddress.IPv4Network(prefix, strict=False)
+        if net == want or (bare and want.subnet_of(net)) or (longer and net.subnet_of(want)):
+            out[prefix] = paths
     return out

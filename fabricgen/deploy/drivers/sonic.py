@@ -34,7 +34,7 @@ from typing import Any
 from napalm.base.exceptions import CommitError, ReplaceConfigException
 
 from fabricgen.deploy.drivers.base import SSHDriver
-from fabricgen.deploy.drivers.frr import parse_bgp_neighbors
+from fabricgen.deploy.drivers.frr import parse_bgp_neighbors, parse_show_ip_bgp, select_routes
 
 CHECKPOINT = "fabricgen-rollback"
 FRR_DIR_HOST, FRR_DIR_BGP = "/etc/sonic/frr", "/etc/frr"  # split mode: the host directory mounted in the container
@@ -194,6 +194,17 @@ class SonicDriver(SSHDriver):
 
     def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
         return parse_lldp_table(self._run("show lldp table"))
+
+    full_route_table = True
+    """:meth:`get_route_to` with ``destination=""`` returns every BGP route (the drain check reads them all)."""
+
+    def get_route_to(self, destination: str = "", protocol: str = "", longer: bool = False) -> dict[str, list[Any]]:
+        """BGP routes from FRR's ``show ip bgp json``, as :meth:`fabricgen.deploy.drivers.frr.FrrDriver.get_route_to`
+        reads them (the same vtysh, in the bgp container)."""
+        if protocol.lower() not in ("", "bgp"):
+            raise NotImplementedError(f"get_route_to: only BGP routes are read on sonic, not {protocol}")
+        routes = parse_show_ip_bgp(json.loads(self._run("vtysh -c 'show ip bgp json'") or "{}"))
+        return select_routes(routes, destination, longer)
 
 
 def _columns(header: str, dashes: str) -> list[tuple[int, int]]:
