@@ -365,18 +365,20 @@ def _drained(release: str) -> Fabric:
         update={"fabric": inv.fabric.model_copy(update={"drain": ["spine1"]})})))
 
 
-@pytest.mark.parametrize("release", ["5.14", "5.18"])
-def test_a_drained_switch_adds_graceful_shutdown_outbound(release: str) -> None:
+@pytest.mark.parametrize(("release", "on"), [("5.14", "on"), ("5.18", "enabled")])
+def test_a_drained_switch_turns_on_nvues_graceful_shutdown(release: str, on: str) -> None:
+    """A drained switch sends everything with 65535:0 through NVUE's own `router bgp graceful-shutdown` (which has
+    FRR add it to every path sent to eBGP peers); the export route-map only adds the role community to the
+    device's own prefixes, which carry none before it, so whether NVUE's `set community` adds or replaces does not
+    matter."""
     fabric = _drained(release)
     for name in ("spine1", "spine2"):
         text = render_device(fabric, name).main
         assert oracle(release).problems(text) == []
-        out = _router_policy(doc(text))["route-map"]["FABRIC-OUT-V4"]["rule"]
-        own, learned = out["100"]["set"]["community"], out["110"].get("set", {}).get("community", {})
-        if name == "spine1":
-            assert own == {"64512:2": {}, "65535:0": {}} and learned == {"65535:0": {}}
-        else:
-            assert own == {"64512:2": {}} and learned == {}
+        cfg = doc(text)
+        out = _router_policy(cfg)["route-map"]["FABRIC-OUT-V4"]["rule"]
+        assert out["100"]["set"]["community"] == {"64512:2": {}} and "set" not in out["110"]
+        assert cfg["router"]["bgp"].get("graceful-shutdown") == (on if name == "spine1" else None)
 
 
 @pytest.mark.parametrize("release", ["5.14", "5.15"])
