@@ -302,6 +302,12 @@ def out_of_scope(fabric: Fabric, device: str, scope: set[str]) -> int:
 DRAIN_SUBJECT = "best paths"
 
 
+def _first(items: list[str], shown: int = 3) -> str:
+    """The first ``shown`` items and how many more: a drained leaf originates one prefix per host link."""
+    more = len(items) - shown
+    return ", ".join(items[:shown]) + (f" and {more:,} more" if more > 0 else "")
+
+
 def drained_switches(fabric: Fabric) -> frozenset[str]:
     """The switches the fabric has drained (``maintenance: drain``, ``fabric.drain`` or ``apply --drain``)."""
     return frozenset(n for n, s in fabric.switches.items() if s.drained)
@@ -359,9 +365,9 @@ def check_drain(fabric: Fabric, device: str, routes: dict[str, list[dict[str, An
     names = ", ".join(sorted(drained)) or "none"
     summary = f"{avoided} prefix(es) avoid drained {names}"
     if from_drained:
-        summary += f"; {len(from_drained)} originated by a drained switch ({', '.join(from_drained)})"
+        summary += f"; {len(from_drained)} originated by a drained switch ({_first(from_drained)})"
     if only_drained:
-        summary += f"; {len(only_drained)} reachable only via drained switches ({', '.join(only_drained)})"
+        summary += f"; {len(only_drained)} reachable only via drained switches ({_first(only_drained)})"
     return [Check("drain", DRAIN_SUBJECT, not failures, summary), *failures]
 
 
