@@ -1,5 +1,7 @@
 """EOS: fabricgen's configuration against Arista's own generator (pyavd), on every EOS switch of every
-bundled inventory, plus what the oracle cannot say (the catalog's queue keyword, the watchdog armed per port).
+bundled inventory, plus what the oracle cannot say (the catalog's queue keyword, the watchdog armed per port,
+and where routes go: prefixes walked leaf → spine → leaf through the rendered route-maps, with a drained spine
+and with prefixes the fabric does not allocate).
 
 pyavd is the ``oracles`` extra (``pip install -e '.[oracles]'``, installed by ``.ci/run``).
 """
@@ -141,9 +143,10 @@ def _texts(fabric: Fabric) -> dict[str, str]:
     return {n: render_data(build_device(fabric, n, qos)).main for n in sorted(fabric.switches)}
 
 
-def fabric_with(inventory: str, **fabric: Any) -> Fabric:
-    """A bundled inventory moved to EOS with ``fabric:`` settings replaced (``drain=["spine1"]``, ``bfd=...``)."""
-    loaded = retarget(load_inventory(INVENTORIES / inventory), "eos")
+def fabric_with(inventory: str, platform: str = "eos", **fabric: Any) -> Fabric:
+    """A bundled inventory moved to ``platform`` with ``fabric:`` settings replaced (``drain=["spine1"]``,
+    ``bfd=...``)."""
+    loaded = retarget(load_inventory(INVENTORIES / inventory), platform)
     inv = loaded.inventory
     return resolve(dataclasses.replace(
         loaded, inventory=inv.model_copy(update={"fabric": inv.fabric.model_copy(update=fabric)})))
