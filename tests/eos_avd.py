@@ -10,6 +10,8 @@ section (the order of top-level sections is free in EOS, the order of lines insi
 
 from __future__ import annotations
 
+import dataclasses
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -81,7 +83,7 @@ def structured_config(d: DeviceData) -> dict[str, Any]:
         "router_id": b.router_id,
         "bgp": {"default": {"ipv4_unicast": False}},
         "maximum_paths": {"paths": b.max_paths, "ecmp": b.max_paths},
-        "peer_groups": [{"name": g.name, "description": g.description, "send_community": "all"} for g in b.groups],
+        "peer_groups": [_peer_group(d, g.name, g.description) for g in b.groups],
         "neighbors": [{"ip_address": n.ip, "peer_group": n.group, "remote_as": str(n.asn),
                        "description": n.description} for n in b.neighbors],
         "address_family_ipv4": {
@@ -92,12 +94,66 @@ def structured_config(d: DeviceData) -> dict[str, Any]:
     if b.multipath_relax:
         bgp["bgp_defaults"] = ["bgp bestpath as-path multipath-relax"]
     cfg["router_bgp"] = bgp
+    cfg.update(_policy(d))
     if d.base is not None:
         cfg.update(_base(d))
     if d.raw is not None:
         # AVD's `eos_cli`: "Multiline EOS CLI rendered directly on the root level of the final EOS configuration"
         # (eos_cli_config_gen input variables), the same place fabricgen gives a raw block
         cfg["eos_cli"] = "\n".join(d.raw.lines)
+    return cfg
+
+
+def _peer_group(d: DeviceData, name: str, description: str) -> dict[str, Any]:
+    """AVD's peer group: BFD when the fabric runs it, the policy's route-maps both ways, every community
+    sent, the prefix limit with its warning percentage."""
+    pol = d.bgp.policy
+    group: dict[str, Any] = {"name": name, "description": description, "send_community": "all",
+                             "route_map_in": pol.route_map_in, "route_map_out": pol.route_map_out,
+                             "maximum_routes": pol.maximum_prefix,
+                             "maximum_routes_warning_limit": f"{pol.warning_pct} percent"}
+    if d.bgp.bfd is not None:
+        group["bfd"] = True
+    return group
+
+
+def _policy(d: DeviceData) -> dict[str, Any]:
+    """AVD's keys for the routing policy (``router_bfd``, ``prefix_lists``, ``ip_community_lists``,
+    ``route_maps``), written from the policy's meaning: import the fabric's prefixes (65535:0 ones at
+    local-preference 0), export the device's own with its communities and the fabric's learned ones."""
+    pol = d.bgp.policy
+    cfg: dict[str, Any] = {}
+    if d.bgp.bfd is not None:
+        ms = d.bgp.bfd.interval_ms
+        cfg["router_bfd"] = {"interval": ms, "min_rx": ms, "multiplier": d.bgp.bfd.multiplier}
+    fabric = [e.prefix if e.exact else f"{e.prefix} ge {e.ge} le {e.le}" for e in pol.fabric_prefixes]
+    cfg["prefix_lists"] = [
+        {"name": pol.prefix_list_fabric,
+         "sequence_numbers": [{"sequence": 10 * i, "action": f"permit {p}"} for i, p in enumerate(fabric, 1)]},
+        {"name": pol.prefix_list_local,
+         "sequence_numbers": [{"sequence": 10 * i, "action": f"permit {p}"}
+                              for i, p in enumerate(pol.local_prefixes, 1)]},
+    ]
+    cfg["ip_community_lists"] = [{"name": pol.community_list_gshut,
+                                  "entries": [{"action": "permit", "communities": [pol.gshut]}]}]
+    in_fabric = f"ip address prefix-list {pol.prefix_list_fabric}"
+    learned: dict[str, Any] = {"sequence": 20, "type": "permit", "match": [in_fabric]}
+    if pol.drained:
+        learned["set"] = [f"community {pol.gshut} additive"]
+    cfg["route_maps"] = [
+        {"name": pol.route_map_in, "sequence_numbers": [
+            {"sequence": 10, "type": "permit", "match": [f"community {pol.community_list_gshut}", in_fabric],
+             "set": ["local-preference 0"]},
+            {"sequence": 20, "type": "permit", "match": [in_fabric]},
+            {"sequence": 30, "type": "deny"},
+        ]},
+        {"name": pol.route_map_out, "sequence_numbers": [
+            {"sequence": 10, "type": "permit", "match": [f"ip address prefix-list {pol.prefix_list_local}"],
+             "set": [f"community {' '.join(pol.export_communities)} additive"]},
+            learned,
+            {"sequence": 30, "type": "deny"},
+        ]},
+    ]
     return cfg
 
 
@@ -215,16 +271,230 @@ def walk(text: str, interface: str, dscp: int) -> Treatment:
                      (int(ecn[0]), int(ecn[1])) if ecn else None, prob, "priority strict" in queue_lines, bw)
 
 
+POLICY_NAMES = ("FABRIC-IN-V4", "FABRIC-OUT-V4")
+"""The route-maps fabricgen applies on every session; :func:`advertise` evaluates them."""
+
+
 def bgp_filters(text: str) -> list[str]:
-    """Lines of ``router bgp`` that could stop eBGP re-advertisement, and peer groups left unactivated
-    under ``no bgp default ipv4-unicast`` (empty: every best route is advertised to every peer)."""
+    """Lines of ``router bgp`` that could stop eBGP re-advertisement other than the fabric's policy
+    route-maps (which :class:`Policy` evaluates), and peer groups left unactivated under
+    ``no bgp default ipv4-unicast``."""
     b = blocks(text)
     (header,) = [h for h in b if h.startswith("router bgp ")]
     body = [ln.strip() for ln in b[header]]
+    policy = re.compile(rf"neighbor \S+ route-map (?:{'|'.join(POLICY_NAMES)}) (?:in|out)"
+                        r"|neighbor \S+ maximum-routes \d+ warning-limit \d+ percent")
     problems = [ln for ln in body if re.search(r"route-map|prefix-list|filter-list|distribute-list|maximum-routes"
-                                               r"|default-originate|next-hop-unchanged", ln)]
+                                               r"|default-originate|next-hop-unchanged", ln)
+                and not policy.fullmatch(ln)]
     groups = {ln.split()[1] for ln in body if ln.endswith(" peer group") and ln.count(" ") == 3}
     active = {ln.split()[1] for ln in body if ln.endswith(" activate")}
     if "no bgp default ipv4-unicast" in body:
         problems += [f"peer group {g} not activated" for g in sorted(groups - active)]
     return problems
+
+
+# --------------------------------------------------------------------------- routing policy evaluator
+
+
+@dataclass(frozen=True)
+class Route:
+    """A BGP path as a route-map sees it."""
+
+    prefix: ipaddress.IPv4Network
+    as_path: tuple[int, ...] = ()
+    communities: frozenset[str] = frozenset()
+    local_pref: int = 100  # EOS's default local preference
+
+
+@dataclass(frozen=True)
+class PrefixRule:
+    action: str
+    network: ipaddress.IPv4Network
+    ge: int | None
+    le: int | None
+
+    def matches(self, prefix: ipaddress.IPv4Network) -> bool:
+        """EOS prefix-list semantics: without ge/le the prefix itself; with them, a prefix inside the
+        network whose length is in ge..le (ge alone: up to /32; le alone: from the network's length)."""
+        if self.ge is None and self.le is None:
+            return prefix == self.network
+        if not prefix.subnet_of(self.network):
+            return False
+        lo = self.ge if self.ge is not None else self.network.prefixlen
+        hi = self.le if self.le is not None else 32
+        return lo <= prefix.prefixlen <= hi
+
+
+@dataclass(frozen=True)
+class RouteMapEntry:
+    seq: int
+    action: str
+    matches: tuple[str, ...]
+    sets: tuple[str, ...]
+
+
+@dataclass
+class Policy:
+    """The prefix-lists, community-lists and route-maps of one rendered EOS configuration."""
+
+    prefix_lists: dict[str, list[PrefixRule]]
+    community_lists: dict[str, list[tuple[str, frozenset[str]]]]
+    route_maps: dict[str, list[RouteMapEntry]]
+    _decided: dict[tuple[str, ipaddress.IPv4Network], bool] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> Policy:
+        b = blocks(text)
+        pls: dict[str, list[PrefixRule]] = {}
+        cls_: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        rms: dict[str, list[RouteMapEntry]] = {}
+        for header, lines in b.items():
+            words = header.split()
+            if header.startswith("ip prefix-list "):
+                pls[words[2]] = [_prefix_rule(ln.strip()) for ln in lines]
+            elif header.startswith("ip community-list "):
+                m = re.fullmatch(r"ip community-list (\S+) (permit|deny) (.+)", header)
+                if m is None:
+                    raise ValueError(f"unparsed community-list: {header!r}")
+                cls_.setdefault(m.group(1), []).append((m.group(2), frozenset(m.group(3).split())))
+            elif header.startswith("route-map "):
+                body = [ln.strip() for ln in lines]
+                rms.setdefault(words[1], []).append(RouteMapEntry(
+                    int(words[3]), words[2], tuple(x[6:] for x in body if x.startswith("match ")),
+                    tuple(x[4:] for x in body if x.startswith("set "))))
+        for entries in rms.values():
+            entries.sort(key=lambda e: e.seq)
+        return cls(pls, cls_, rms)
+
+    def prefix_list(self, name: str, prefix: ipaddress.IPv4Network) -> bool:
+        """First matching rule's action; a prefix no rule matches is denied (EOS's implicit deny)."""
+        key = (name, prefix)
+        if key not in self._decided:
+            rules = self.prefix_lists[name]  # KeyError: a reference to an undefined prefix-list
+            self._decided[key] = next((r.action == "permit" for r in rules if r.matches(prefix)), False)
+        return self._decided[key]
+
+    def community_list(self, name: str, communities: frozenset[str]) -> bool:
+        """A standard community-list entry matches a path carrying every community it lists."""
+        for action, wanted in self.community_lists[name]:
+            if wanted <= communities:
+                return action == "permit"
+        return False
+
+    def _matches(self, clause: str, route: Route) -> bool:
+        m = re.fullmatch(r"ip address prefix-list (\S+)", clause)
+        if m:
+            return self.prefix_list(m.group(1), route.prefix)
+        m = re.fullmatch(r"community (\S+)", clause)
+        if m:
+            return self.community_list(m.group(1), route.communities)
+        raise ValueError(f"match clause the evaluator does not know: {clause!r}")
+
+    @staticmethod
+    def _set(clause: str, route: Route) -> Route:
+        m = re.fullmatch(r"local-preference (\d+)", clause)
+        if m:
+            return dataclasses.replace(route, local_pref=int(m.group(1)))
+        m = re.fullmatch(r"community ((?:\d+:\d+ ?)+?)( additive)?", clause)
+        if m:
+            new = frozenset(m.group(1).split())
+            return dataclasses.replace(route, communities=route.communities | new if m.group(2) else new)
+        raise ValueError(f"set clause the evaluator does not know: {clause!r}")
+
+    def apply(self, name: str, route: Route) -> Route | None:
+        """The route-map ``name`` on ``route``: the first entry whose every match clause holds decides
+        (permit: its set clauses applied; deny: dropped); no entry matching drops the route."""
+        for entry in self.route_maps[name]:  # KeyError: a reference to an undefined route-map
+            if all(self._matches(c, route) for c in entry.matches):
+                if entry.action == "deny":
+                    return None
+                for c in entry.sets:
+                    route = self._set(c, route)
+                return route
+        return None
+
+
+def _prefix_rule(line: str) -> PrefixRule:
+    m = re.fullmatch(r"seq \d+ (permit|deny) (\S+)(?: ge (\d+))?(?: le (\d+))?", line)
+    if m is None:
+        raise ValueError(f"unparsed prefix-list entry: {line!r}")
+    return PrefixRule(m.group(1), ipaddress.IPv4Network(m.group(2)),
+                      int(m.group(3)) if m.group(3) else None, int(m.group(4)) if m.group(4) else None)
+
+
+@dataclass(frozen=True)
+class Session:
+    """One configured BGP neighbor as the rendered ``router bgp`` has it (its peer group's settings)."""
+
+    peer: str
+    remote_as: int
+    active: bool
+    route_map_in: str | None
+    route_map_out: str | None
+    send_community: bool
+    maximum_routes: int | None
+
+
+@dataclass
+class Speaker:
+    """A rendered EOS device's BGP: its AS, originated networks, sessions by neighbor IP, and policy."""
+
+    asn: int
+    networks: tuple[ipaddress.IPv4Network, ...]
+    sessions: dict[str, Session]
+    policy: Policy
+
+    @classmethod
+    def parse(cls, text: str) -> Speaker:
+        b = blocks(text)
+        (header,) = [h for h in b if h.startswith("router bgp ")]
+        body = [ln.strip() for ln in b[header]]
+
+        said: dict[str, list[str]] = {}  # neighbor IP or peer group → what its `neighbor X ...` lines say
+        for ln in body:
+            if ln.startswith("neighbor "):
+                _, who, rest = ln.split(" ", 2)
+                said.setdefault(who, []).append(rest)
+
+        def setting(name: str, pattern: str) -> str | None:
+            found = [m.group(1) for rest in said.get(name, []) if (m := re.fullmatch(pattern, rest))]
+            return found[-1] if found else None
+
+        active = {ln.split()[1] for ln in body if ln.endswith(" activate")}
+        sessions = {}
+        for ln in body:
+            m = re.fullmatch(r"neighbor (\d+\.\d+\.\d+\.\d+) peer group (\S+)", ln)
+            if not m:
+                continue
+            ip, group = m.groups()
+
+            def of(pattern: str, ip: str = ip, group: str = group) -> str | None:
+                own = setting(ip, pattern)
+                return own if own is not None else setting(group, pattern)
+
+            remote = of(r"remote-as (\d+)")
+            limit = of(r"maximum-routes (\d+)(?: .*)?")
+            sessions[ip] = Session(ip, int(remote or 0), ip in active or group in active,
+                                   of(r"route-map (\S+) in"), of(r"route-map (\S+) out"),
+                                   of(r"(send-community)(?: .*)?") is not None, int(limit) if limit else None)
+        nets = tuple(ipaddress.IPv4Network(ln.split()[-1]) for ln in body if ln.startswith("network "))
+        return cls(int(header.split()[-1]), nets, sessions, Policy.parse(text))
+
+    def export(self, session: Session, route: Route) -> Route | None:
+        """``route`` (originated here, or learned) sent on ``session``: the outbound route-map, this AS
+        prepended, communities stripped unless send-community; local preference is not sent to eBGP."""
+        if not session.active:
+            return None
+        out = route if session.route_map_out is None else self.policy.apply(session.route_map_out, route)
+        if out is None:
+            return None
+        return Route(out.prefix, (self.asn, *out.as_path), out.communities if session.send_community else frozenset())
+
+    def receive(self, session: Session, route: Route) -> Route | None:
+        """``route`` arriving on ``session``: dropped when this AS is in its path (eBGP loop prevention),
+        then the inbound route-map from the default local preference."""
+        if not session.active or self.asn in route.as_path:
+            return None
+        fresh = Route(route.prefix, route.as_path, route.communities)
+        return fresh if session.route_map_in is None else self.policy.apply(session.route_map_in, fresh)

@@ -1,6 +1,9 @@
 """NX-OS checker: the configuration's indentation blocks parsed into a tree and checked against a grammar
-of the documented commands of each mode, every reference resolved, the lossless wiring and the units;
-plus a packet walk through the rendered classification, network-qos and queuing policies.
+of the documented commands of each mode, every reference resolved, the lossless wiring and the units, the
+routing policy (every route-map, prefix-list and community-list used is defined and every one defined is
+used; each neighbor has a route-map both ways, a maximum-prefix, and send-community when its export sets
+communities) and BFD (`feature bfd`, `no ip redirects` and the documented timer ranges on each BFD
+interface); plus a packet walk through the rendered classification, network-qos and queuing policies.
 
 Release targeted: NX-OS 10.5(x) on Nexus 9000 (CloudScale). Sources (Cisco Nexus 9000 Series NX-OS
 configuration guides, Release 10.5(x), cisco.com/c/en/us/td/docs/dcn/nx-os/nexus9000/105x/configuration):
@@ -34,6 +37,20 @@ Grammar = dict[str, tuple[str, "Grammar"]]
 """regex of a line in a mode → (source, grammar of its sub-mode)."""
 
 _NONE: Grammar = {}
+BFD = IFACE + ", Configuring Bidirectional Forwarding Detection"
+RPM = ROUTING + ", Configuring Route Policy Manager"
+COMM = r"\d{1,5}:\d{1,5}"
+NEIGHBOR_AF: Grammar = {
+    r"send-community": (ROUTING + ", Configuring Advanced BGP (send-community)", _NONE),
+    rf"route-map (?P<ref_rmap>{N}) (?:in|out)": (ROUTING + ", Configuring Advanced BGP (route-map in/out)", _NONE),
+    r"maximum-prefix \d+(?: \d+)?": (ROUTING + ", Configuring Advanced BGP (maximum-prefix)", _NONE),
+}
+"""A neighbor's or peer template's ``address-family ipv4 unicast`` mode."""
+BFD_INTERVAL_MS = (50, 999)
+BFD_MULTIPLIER = (1, 50)
+"""``bfd interval <50-999> min_rx <50-999> multiplier <1-50>`` (BFD chapter, Configuring BFD on an Interface)."""
+POLICY_KINDS = ("plist", "clist", "rmap")
+"""Routing-policy names: each one used must be defined, each one defined must be used."""
 FUND = "Cisco Nexus 9000 Series NX-OS Fundamentals Configuration Guide, Release 10.5(x)"
 SECURITY = "Cisco Nexus 9000 Series NX-OS Security Configuration Guide, Release 10.5(x)"
 SYSMGMT = "Cisco Nexus 9000 Series NX-OS System Management Configuration Guide, Release 10.5(x)"
@@ -91,6 +108,15 @@ GRAMMAR: Grammar = {
         rf"\d+ (?:permit|deny) (?:ip|tcp|udp) (?:{PFX}|any) (?:{PFX}|any)(?: eq \d+)?": (SECURITY, _NONE),
     }),
     r"feature (bgp|lldp)": (ROUTING, _NONE),
+    r"feature bfd": (BFD + ", Enabling the BFD Feature", _NONE),
+    rf"ip prefix-list (?P<def_plist>{N}) seq \d+ (?:permit|deny) {PFX}(?: ge \d+)?(?: le \d+)?": (RPM, _NONE),
+    rf"ip community-list standard (?P<def_clist>{N}) seq \d+ (?:permit|deny) {COMM}(?: {COMM})*": (RPM, _NONE),
+    rf"route-map (?P<def_rmap>{N}) (?:permit|deny) \d+": (RPM, {
+        rf"match ip address prefix-list (?P<ref_plist>{N})": (RPM, _NONE),
+        rf"match community (?P<ref_clist>{N})": (RPM, _NONE),
+        r"set local-preference \d+": (RPM, _NONE),
+        rf"set community {COMM}(?: {COMM})*(?: additive)?": (RPM, _NONE),
+    }),
     r"ip load-sharing address source-destination port source-destination": (ROUTING + ", ECMP load sharing", _NONE),
     r"interface breakout module 1 port \d+ map \d+g-\dx": (IFACE + ", breakout", _NONE),
     rf"class-map type qos match-any (?P<def_cmap>{N})": (CLASSIFY, {
@@ -130,6 +156,8 @@ GRAMMAR: Grammar = {
         r"mtu \d+": (IFACE, _NONE),
         r"speed \d+": (IFACE, _NONE),
         rf"ip address {PFX}": (ROUTING, _NONE),
+        r"no ip redirects": (BFD + ", Prerequisites for BFD", _NONE),
+        r"bfd interval \d+ min_rx \d+ multiplier \d+": (BFD + ", Configuring BFD on an Interface", _NONE),
         r"priority-flow-control mode on": (PFC, _NONE),
         r"priority-flow-control watch-dog-interval on": (PFC, _NONE),
         rf"service-policy type qos input (?P<ref_pmap_qos>{N})": (CLASSIFY, _NONE),
@@ -144,13 +172,16 @@ GRAMMAR: Grammar = {
             r"maximum-paths \d+": (ROUTING, _NONE),
         }),
         rf"template peer (?P<def_peer>{N})": (ROUTING + ", BGP templates", {
+            r"bfd": (BFD + ", Configuring BFD on BGP", _NONE),
             r"description .+": (ROUTING, _NONE),
-            r"address-family ipv4 unicast": (ROUTING, _NONE),
+            r"address-family ipv4 unicast": (ROUTING, NEIGHBOR_AF),
         }),
         rf"neighbor {IP}": (ROUTING, {
             rf"inherit peer (?P<ref_peer>{N})": (ROUTING, _NONE),
             r"remote-as \d+": (ROUTING, _NONE),
             r"description .+": (ROUTING, _NONE),
+            r"bfd": (BFD + ", Configuring BFD on BGP", _NONE),
+            r"address-family ipv4 unicast": (ROUTING, NEIGHBOR_AF),
         }),
     }),
 }
@@ -242,6 +273,12 @@ def check(text: str, lossless: set[int], release: str = "10.5") -> list[str]:
         for line_no, value in entry["ref"]:  # type: ignore[misc]
             if value not in defined and not (kind == "cmap" and value == "class-default"):
                 errors.append(f"line {line_no}: {kind} {value!r} is used but never defined")
+    for kind in POLICY_KINDS:
+        entry = names.get(kind, {"def": set(), "ref": []})
+        used = {value for _, value in entry["ref"]}  # type: ignore[misc]
+        for name in sorted(entry["def"] - used):  # type: ignore[operator]
+            errors.append(f"{kind} {name!r} is defined but never used")
+    errors += _bfd_errors(roots)
     pause = {int(m) for m in re.findall(r"^    pause pfc-cos (\d)$", text, re.M)}
     if pause != lossless:
         errors.append(f"pause pfc-cos {sorted(pause)} != the lossless priorities {sorted(lossless)}")
@@ -271,8 +308,9 @@ def check(text: str, lossless: set[int], release: str = "10.5") -> list[str]:
                 errors.append(f"line {root.line_no}: PFC on an unclassified interface")
         if root.line.startswith("router bgp "):
             for line in text.splitlines():
-                if re.search(r"route-map|prefix-list|filter-list|distribute-list", line):
+                if re.search(r"filter-list|distribute-list", line):
                     errors.append(f"BGP filters routes: {line.strip()}")
+            errors += _session_policy(root, roots)
             connected = [ipaddress.IPv4Interface(m).network for m in re.findall(r"^  ip address (\S+)$", text, re.M)]
             for nb in root.child(r"neighbor \S+"):
                 if not any(ipaddress.IPv4Address(nb.line.split()[-1]) in net for net in connected):
@@ -286,6 +324,69 @@ def check(text: str, lossless: set[int], release: str = "10.5") -> list[str]:
                     errors.append(f"line {nb.line_no}: {nb.line} is not activated for IPv4 unicast")
                 if not nb.child(r"remote-as \d+"):
                     errors.append(f"line {nb.line_no}: {nb.line} has no remote-as")
+    return errors
+
+
+def _all_lines(nodes: list[Node]) -> list[Node]:
+    return [x for n in nodes for x in (n, *_all_lines(n.children))]
+
+
+def _bfd_errors(roots: list[Node]) -> list[str]:
+    """`feature bfd` before any BFD command; ICMP redirects off and the timers in range on every BFD
+    interface (BFD chapter: "Prerequisites for BFD" and "Configuring BFD on an Interface")."""
+    errors: list[str] = []
+    uses = [n for n in _all_lines(roots) if n.line == "bfd" or n.line.startswith("bfd ")]
+    if uses and not any(r.line == "feature bfd" for r in roots):
+        errors.append(f"line {uses[0].line_no}: {uses[0].line!r} without `feature bfd`")
+    for root in roots:
+        if not root.line.startswith("interface "):
+            continue
+        for b in root.child(r"bfd interval .*"):
+            m = re.fullmatch(r"bfd interval (\d+) min_rx (\d+) multiplier (\d+)", b.line)
+            if m is None:
+                continue  # already reported by the grammar
+            tx, rx, mult = (int(x) for x in m.groups())
+            lo, hi = BFD_INTERVAL_MS
+            if not (lo <= tx <= hi and lo <= rx <= hi):
+                errors.append(f"line {b.line_no}: BFD interval {tx}/{rx} ms outside {lo}-{hi} ms")
+            if not BFD_MULTIPLIER[0] <= mult <= BFD_MULTIPLIER[1]:
+                errors.append(f"line {b.line_no}: BFD multiplier {mult} outside {BFD_MULTIPLIER[0]}-"
+                              f"{BFD_MULTIPLIER[1]}")
+            if not root.child(r"no ip redirects"):
+                errors.append(f"line {root.line_no}: {root.line} runs BFD without `no ip redirects`")
+    return errors
+
+
+def _session_policy(bgp: Node, roots: list[Node]) -> list[str]:
+    """Every neighbor (its own lines and its template's): a route-map each way, a maximum-prefix with a
+    warning percentage of 1-100, and `send-community` when its outbound route-map sets communities (NX-OS
+    sends none otherwise); a BFD neighbor's interface carries the BFD timers."""
+    errors: list[str] = []
+    templates = {t.line.split()[-1]: t for t in bgp.child(r"template peer \S+")}
+    sets_community = {r.line.split()[1] for r in roots if r.line.startswith("route-map ")
+                      and r.child(r"set community .*")}
+    bfd_nets = [ipaddress.IPv4Interface(a.line.split()[-1]).network for r in roots
+                if r.line.startswith("interface ") and r.child(r"bfd interval .*") for a in r.child(r"ip address \S+")]
+    for nb in bgp.child(r"neighbor \S+"):
+        sources = [nb, *(templates[t.line.split()[-1]] for t in nb.child(r"inherit peer \S+")
+                         if t.line.split()[-1] in templates)]
+        af = [c.line for src in sources for a in src.child("address-family ipv4 unicast") for c in a.children]
+        out = [x.split()[1] for x in af if re.fullmatch(r"route-map \S+ out", x)]
+        if not any(re.fullmatch(r"route-map \S+ in", x) for x in af) or not out:
+            errors.append(f"line {nb.line_no}: {nb.line} has no route-map in both directions")
+        limits = [x for x in af if x.startswith("maximum-prefix ")]
+        if not limits:
+            errors.append(f"line {nb.line_no}: {nb.line} has no maximum-prefix")
+        for x in limits:
+            pct = x.split()[2:]
+            if pct and not 1 <= int(pct[0]) <= 100:
+                errors.append(f"line {nb.line_no}: {nb.line}: maximum-prefix warning at {pct[0]} %")
+        if any(o in sets_community for o in out) and "send-community" not in af:
+            errors.append(f"line {nb.line_no}: {nb.line} sets communities on export without send-community")
+        if any(src.child("bfd") for src in sources):
+            addr = ipaddress.IPv4Address(nb.line.split()[-1])
+            if not any(addr in net for net in bfd_nets):
+                errors.append(f"line {nb.line_no}: {nb.line} runs BFD on an interface without BFD timers")
     return errors
 
 

@@ -128,7 +128,8 @@ class SimDevice:
 
 EOS_BLOCKS = ("interface ", "router ", "qos profile ", "policy-map ", "class-map ", "management ", "route-map ",
               "ip access-list ", "vrf instance ", "peer-filter ")
-EOS_GLOBAL = ("hostname ", "service ", "ip routing", "ip load-sharing", "ip prefix-list", "ip route ", "lldp ",
+EOS_GLOBAL = ("hostname ", "service ", "ip routing", "ip load-sharing", "ip prefix-list", "ip community-list ",
+              "ip route ", "lldp ",
               "qos map ", "priority-flow-control pause watchdog default", "priority-flow-control pause watchdog action",
               "username ", "snmp-server ", "ntp ", "logging ", "spanning-tree ", "platform ", "aaa ", "banner ")
 EOS_CHILDREN = {  # child mode opener → the commands that stay in it (EOS falls back to the parent mode otherwise)
@@ -162,8 +163,8 @@ def eos_indent(lines: list[str]) -> str:
         if line == "rollback clean-config":  # a session command: the session starts from an empty config
             out, block, child = [], False, None
             continue
-        if line.startswith(EOS_BLOCKS):
-            block, child = True, None
+        if line.startswith(EOS_BLOCKS) or re.fullmatch(r"ip prefix-list \S+", line):  # the list's mode; the
+            block, child = True, None  # one-line form `ip prefix-list NAME seq N ...` is a global command
             out.append(line)
         elif not block or line.startswith(EOS_GLOBAL):
             block, child = False, None

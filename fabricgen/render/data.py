@@ -151,6 +151,16 @@ class BgpPolicy:
         """Communities this device adds to its own prefixes: its role's, and 65535:0 while drained."""
         return (self.community, self.gshut) if self.drained else (self.community,)
 
+    @property
+    def numbered_fabric_prefixes(self) -> tuple[tuple[int, PrefixEntry], ...]:
+        """``fabric_prefixes`` with the sequence numbers 10, 20, ... of platforms that number list entries."""
+        return tuple((10 * i, e) for i, e in enumerate(self.fabric_prefixes, 1))
+
+    @property
+    def numbered_local_prefixes(self) -> tuple[tuple[int, str], ...]:
+        """``local_prefixes`` with the sequence numbers 10, 20, ..."""
+        return tuple((10 * i, p) for i, p in enumerate(self.local_prefixes, 1))
+
 
 @fast_init
 @dataclass(frozen=True, slots=True)
