@@ -137,16 +137,6 @@ class BgpPolicy:
     community_list_gshut: str = COMMUNITY_LIST_GSHUT
 
     @property
-    def fabric_seq(self) -> tuple[tuple[int, PrefixEntry], ...]:
-        """``fabric_prefixes`` numbered 10, 20, … (prefix-list sequence numbers)."""
-        return tuple((10 * i, e) for i, e in enumerate(self.fabric_prefixes, 1))
-
-    @property
-    def local_seq(self) -> tuple[tuple[int, str], ...]:
-        """``local_prefixes`` numbered 10, 20, …"""
-        return tuple((10 * i, p) for i, p in enumerate(self.local_prefixes, 1))
-
-    @property
     def export_communities(self) -> tuple[str, ...]:
         """Communities this device adds to its own prefixes: its role's, and 65535:0 while drained."""
         return (self.community, self.gshut) if self.drained else (self.community,)
