@@ -221,3 +221,15 @@ def test_a_limit_that_steps_up_with_growth_is_one_risk_line(tmp_path: Path) -> N
     limit = routing_facts(before).maximum_prefix
     assert risk.startswith(f"maximum-prefix {limit:,} → 5,000 on every session")
     assert risk.endswith(f"the configuration of all {len(before.switches)} switches in both changes")
+
+
+def test_the_computed_limit_is_sized_for_the_planned_units_so_growth_to_plan_keeps_it() -> None:
+    from tests.conftest import load_fabric
+
+    before = load_fabric(INVENTORIES / "expansion" / "before")  # 2 of 4 planned units
+    after = load_fabric(INVENTORIES / "expansion" / "after")  # 4 of 4
+    a, b = routing_facts(before), routing_facts(after)
+    assert before.intent is not None and (before.intent.units, before.intent.planned_units) == (2, 4)
+    assert a.planned_received == -(-a.received_max * 4 // 2) >= b.received_max  # the plan bounds what grows
+    assert a.maximum_prefix == b.maximum_prefix == nice_limit(2 * a.planned_received)
+    assert b.received_max * 2 <= b.maximum_prefix

@@ -436,7 +436,7 @@ class RoutingPolicy(Strict):
     maximum_prefix: int | None = Field(
         default=None, ge=1, le=100_000_000,
         description="prefixes accepted from one neighbor; unset: the smallest of 1, 2, 5 x 10^k that is at "
-                    "least twice what the fabric announces",
+                    "least twice what one neighbor sends once an intent has its planned_units",
     )
     warning_pct: int = Field(default=80, ge=1, le=100, description="a plan warns when the fabric announces this "
                              "share of maximum_prefix; devices log at it")

@@ -70,6 +70,7 @@ class PrefixEntry:
 class RoutingFacts:
     announced: int  # prefixes the fabric originates: every loopback and every addressed host link
     received_max: int  # the most one neighbor can send a device: what the fabric announces less the device's own
+    planned_received: int  # received_max at the intent's planned_units (received_max without an intent)
     maximum_prefix: int  # the limit every session renders
     computed: bool  # True: fabricgen chose maximum_prefix (fabric.routing.maximum_prefix unset)
     warning_pct: int
@@ -109,17 +110,34 @@ def routing_facts(fabric: Fabric) -> RoutingFacts:
     own = {name: own_prefix_count(fabric, name) for name in fabric.switches}
     announced = sum(own.values())
     received = max((announced - n for n in own.values()), default=0)
+    planned = planned_received(fabric, received)
     written = fabric.settings.routing.maximum_prefix
-    limit = written if written is not None else nice_limit(2 * received)
+    limit = written if written is not None else nice_limit(2 * planned)
     return RoutingFacts(
         announced=announced,
         received_max=received,
+        planned_received=planned,
         maximum_prefix=limit,
         computed=written is None,
         warning_pct=fabric.settings.routing.warning_pct,
         fabric_prefixes=fabric_prefix_entries(fabric),
         drained=frozenset(n for n, s in fabric.switches.items() if s.drained),
     )
+
+
+def planned_received(fabric: Fabric, received: int) -> int:
+    """What one neighbor sends once an intent has grown to its ``planned_units``: ``received`` scaled by
+    planned/built units, rounded up (an upper bound: the spines' loopbacks do not grow with units). The computed
+    limit is sized from it, so growing up to the plan leaves every session's configuration as it was.
+
+    >>> from types import SimpleNamespace as N
+    >>> planned_received(N(intent=N(units=2, planned_units=4)), 535), planned_received(N(intent=None), 535)
+    (1070, 535)
+    """
+    i = fabric.intent
+    if i is None or i.planned_units <= i.units or i.units < 1:
+        return received
+    return -(-received * i.planned_units // i.units)
 
 
 def fabric_prefix_entries(fabric: Fabric) -> tuple[PrefixEntry, ...]:
