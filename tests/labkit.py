@@ -38,6 +38,21 @@ def lab_inventory(directory: Path, fabric: str) -> Path:
     return directory
 
 
+def isolated_state(state: Path) -> Iterator[dict[str, str]]:
+    """For a test module: fabricgen's state directory at ``state`` and no credentials from the environment (the
+    lab's own key is used); what was there before is restored after."""
+    saved = {k: os.environ.get(k) for k in ("FABRICGEN_STATE_DIR", "FABRICGEN_USERNAME", "FABRICGEN_PASSWORD")}
+    os.environ["FABRICGEN_STATE_DIR"] = str(state)
+    os.environ.pop("FABRICGEN_USERNAME", None)
+    os.environ.pop("FABRICGEN_PASSWORD", None)
+    yield {"FABRICGEN_STATE_DIR": str(state)}
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 def lab_up(inventory: Path) -> Iterator[labmod.LabState]:
     """The lab of ``inventory``, up while the generator is suspended (a module-scoped fixture yields from it);
     one left behind by an earlier run of the same fabric is taken down first."""

@@ -24,7 +24,7 @@ from fabricgen.deploy.apply import ApplyOptions, apply, state_dir
 from fabricgen.deploy.intended import intended_configs
 from fabricgen.deploy.ops import Live, load_live, run_drift, run_verify
 from fabricgen.lab import lab as labmod
-from tests.labkit import lab_inventory, lab_up, skip_module_without_lab
+from tests.labkit import isolated_state, lab_inventory, lab_up, skip_module_without_lab
 
 skip_module_without_lab()
 
@@ -39,17 +39,7 @@ def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    state = tmp_path_factory.mktemp("state")
-    saved = {k: os.environ.get(k) for k in ("FABRICGEN_STATE_DIR", "FABRICGEN_USERNAME", "FABRICGEN_PASSWORD")}
-    os.environ["FABRICGEN_STATE_DIR"] = str(state)
-    os.environ.pop("FABRICGEN_USERNAME", None)
-    os.environ.pop("FABRICGEN_PASSWORD", None)
-    yield {"FABRICGEN_STATE_DIR": str(state)}
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    yield from isolated_state(tmp_path_factory.mktemp("state"))
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from fabricgen.deploy.verify import expected_sessions
 from fabricgen.lab import lab as labmod
 from fabricgen.lab.plan import LabError
 from fabricgen.topology.routing import own_prefix_count
-from tests.labkit import lab_inventory, lab_up, skip_module_without_lab
+from tests.labkit import isolated_state, lab_inventory, lab_up, skip_module_without_lab
 
 skip_module_without_lab()
 
@@ -45,16 +45,8 @@ def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     state = tmp_path_factory.mktemp("state")
-    saved = {k: os.environ.get(k) for k in ("FABRICGEN_STATE_DIR", "FABRICGEN_USERNAME", "FABRICGEN_PASSWORD")}
-    os.environ["FABRICGEN_STATE_DIR"] = str(state)
-    os.environ.pop("FABRICGEN_USERNAME", None)
-    os.environ.pop("FABRICGEN_PASSWORD", None)
-    yield state
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    for _ in isolated_state(state):
+        yield state
 
 
 @pytest.fixture(scope="module")

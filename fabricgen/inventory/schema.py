@@ -438,7 +438,7 @@ class RoutingPolicy(Strict):
         description="prefixes accepted from one neighbor; unset: the smallest of 1, 2, 5 x 10^k that is at "
                     "least twice what one neighbor sends once an intent has its planned_units",
     )
-    warning_pct: int = Field(default=80, ge=1, le=100, description="a plan warns when the fabric announces this "
+    warning_pct: int = Field(default=80, ge=1, le=100, description="validate warns when one neighbor sends this "
                              "share of maximum_prefix; devices log at it")
     community_asn: int = Field(default=64512, ge=1, le=65534, description="high half of the role communities "
                                "(leaf N:1, spine N:2, core N:3)")
