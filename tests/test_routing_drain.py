@@ -164,3 +164,17 @@ def test_only_drained_paths_are_fine_and_said_so_a_drained_switch_is_not_held_an
     assert itself.ok and itself.detail == "drained itself: its own best paths are not checked"
     (unread,) = check_drain(both, "leaf1", None, "eos")
     assert not unread.ok and unread.detail.startswith("not available: the eos driver")
+
+
+def test_the_platforms_that_read_their_whole_bgp_table_are_those_running_frr() -> None:
+    """The drain check reads every route through ``get_route_to(destination="")``: the FRR, SONiC and NVUE
+    drivers (all three run FRR's ``show ip bgp json``) can; EOS and Junos (NAPALM's drivers ask for a
+    destination) cannot, so their drain check is "not available" rather than a pass."""
+    from types import SimpleNamespace
+
+    from fabricgen.deploy.drivers import driver_class
+    from fabricgen.deploy.verify import read_routes
+
+    can = {p for p in ("frr", "sonic", "nvue", "eos", "junos") if getattr(driver_class(p), "full_route_table", False)}
+    assert can == {"frr", "sonic", "nvue"}
+    assert read_routes(SimpleNamespace()) is None  # a driver that does not say so is never asked
