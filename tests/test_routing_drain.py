@@ -51,9 +51,9 @@ def test_with_drain_changes_only_the_named_switches_and_their_configs(fabric: Fa
 
 
 def test_with_drain_refuses_an_unknown_name_or_one_named_twice(fabric: Fabric) -> None:
-    with pytest.raises(UnknownSwitch, match="no such switch in fabric lab-frr: nosuch, spine9"):
+    with pytest.raises(UnknownSwitch, match="no such switch in fabric lab-frr: 'nosuch', 'spine9'"):
         with_drain(fabric, {"spine9"}, {"nosuch"})
-    with pytest.raises(UnknownSwitch, match="both drained and undrained: leaf1"):
+    with pytest.raises(UnknownSwitch, match="both drained and undrained: 'leaf1'"):
         with_drain(fabric, {"leaf1"}, {"leaf1"})
 
 
@@ -178,3 +178,17 @@ def test_the_platforms_that_read_their_whole_bgp_table_are_those_running_frr() -
     can = {p for p in ("frr", "sonic", "nvue", "eos", "junos") if getattr(driver_class(p), "full_route_table", False)}
     assert can == {"frr", "sonic", "nvue"}
     assert read_routes(SimpleNamespace()) is None  # a driver that does not say so is never asked
+
+
+def test_a_drain_name_with_a_newline_stays_on_its_one_line(fabric: Fabric) -> None:
+    with pytest.raises(UnknownSwitch) as info:
+        with_drain(fabric, {"spine1\nrouter bgp 1"}, set())
+    assert "\n" not in str(info.value) and "'spine1\\nrouter bgp 1'" in str(info.value)
+
+
+@pytest.mark.parametrize("mangled", [[], "routes", 7])
+def test_a_show_ip_bgp_that_is_no_object_is_one_clear_error(mangled: Any) -> None:
+    from fabricgen.deploy.drivers.frr import parse_show_ip_bgp
+
+    with pytest.raises(ValueError, match="show ip bgp json: expected an object"):
+        parse_show_ip_bgp(mangled)

@@ -167,10 +167,10 @@ def with_drain(fabric: Fabric, drain: set[str], undrain: set[str]) -> Fabric:
     """
     unknown = sorted((drain | undrain) - set(fabric.switches))
     if unknown:
-        raise UnknownSwitch(f"no such switch in fabric {fabric.name}: {', '.join(unknown)}")
+        raise UnknownSwitch(f"no such switch in fabric {fabric.name}: {', '.join(map(repr, unknown))}")
     both = sorted(drain & undrain)
     if both:
-        raise UnknownSwitch(f"both drained and undrained: {', '.join(both)}")
+        raise UnknownSwitch(f"both drained and undrained: {', '.join(map(repr, both))}")
     switches = {
         name: replace(sw, drained=True) if name in drain else replace(sw, drained=False) if name in undrain else sw
         for name, sw in fabric.switches.items()

@@ -441,6 +441,8 @@ def parse_show_ip_bgp(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     >>> r["next_hop"], r["selected_next_hop"], r["protocol_attributes"]["local_preference"], r["preference"]
     ('10.1.0.0', True, 0, 20)
     """
+    if not isinstance(data, dict):
+        raise ValueError(f"show ip bgp json: expected an object, got {type(data).__name__}")
     local_as = int(data.get("localAS", 0) or 0)
     default_locpref = int(data.get("defaultLocPrf", 100) or 100)
     table = str(data.get("vrfName", "default"))
