@@ -25,7 +25,7 @@ from fabricgen.render.platforms import platform as get_platform
 from fabricgen.topology.frozen import fast_init
 from fabricgen.topology.model import Fabric, Port, PortKind, Switch
 from fabricgen.topology.portnames import port_name
-from fabricgen.topology.routing import GSHUT, PrefixEntry, role_community, routing_facts
+from fabricgen.topology.routing import GSHUT, PrefixEntry, own_prefixes, role_community, routing_facts
 
 GROUP_OF_ROLE = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
 """BGP peer-group name by the role of the peers it holds."""
@@ -105,6 +105,7 @@ class Bgp:
     multipath_relax: bool  # peers of this device span more than one ASN
     bfd: Bfd | None  # None: fabric.bfd.enabled is false
     policy: BgpPolicy
+    session_ports: frozenset[str]  # this device's ports that carry a BGP session (BFD timers on NX-OS)
 
 
 @fast_init
@@ -765,9 +766,7 @@ def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
         if members:
             groups.append(BgpGroup(GROUP_OF_ROLE[role], f"{role.value} switches",
                                    members, tuple(sorted({n.asn for n in members}))))
-    networks = [f"{sw.loopback}/32"]
-    networks += [fabric.links[p.link].subnet or "" for p in sw.ports if p.kind is PortKind.HOST and p.address]
-    nets = tuple(n for n in networks if n)
+    nets = own_prefixes(fabric, sw)
     return Bgp(
         asn=sw.asn,
         router_id=sw.loopback,
@@ -778,6 +777,7 @@ def _bgp(fabric: Fabric, sw: Switch) -> Bgp:
         multipath_relax=len({n.asn for n in neighbors}) > 1,
         bfd=_bfd(fabric),
         policy=_policy(fabric, sw, nets),
+        session_ports=frozenset(n.local_port for n in neighbors),
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from fabricgen.inventory.schema import Role
 from fabricgen.topology.memo import per_fabric
-from fabricgen.topology.model import Fabric, PortKind
+from fabricgen.topology.model import Fabric, PortKind, Switch
 
 GSHUT = "65535:0"
 """The GRACEFUL_SHUTDOWN well-known community (RFC 8326 section 4; IANA "BGP Well-known Communities")."""
@@ -98,10 +98,17 @@ def role_community(fabric: Fabric, role: Role) -> str:
     return f"{fabric.settings.routing.community_asn}:{ROLE_COMMUNITY_VALUE[role]}"
 
 
+def own_prefixes(fabric: Fabric, sw: Switch) -> tuple[str, ...]:
+    """The prefixes ``sw`` originates, in port order: its loopback /32 and each addressed host-facing link's
+    subnet (what every platform's `network` statements and LOCAL-PREFIXES list)."""
+    links = fabric.links
+    return (f"{sw.loopback}/32", *(subnet for p in sw.ports if p.kind is PortKind.HOST and p.address
+                                   for subnet in (links[p.link].subnet,) if subnet))
+
+
 def own_prefix_count(fabric: Fabric, name: str) -> int:
-    """Prefixes switch ``name`` originates: its loopback and each addressed host-facing port's /31."""
-    sw = fabric.switches[name]
-    return 1 + sum(1 for p in sw.ports if p.kind is PortKind.HOST and p.address and fabric.links[p.link].subnet)
+    """How many prefixes switch ``name`` originates (:func:`own_prefixes`)."""
+    return len(own_prefixes(fabric, fabric.switches[name]))
 
 
 @per_fabric
@@ -186,12 +193,5 @@ def drain_changes(before: Fabric, after: Fabric) -> dict[str, bool]:
 
 def originated_by(fabric: Fabric) -> dict[str, str]:
     """Prefix → the switch that originates it: each loopback /32 and each addressed host-facing link's subnet
-    (what the switch's ``network`` statements announce, fabricgen.render.data ``Bgp.networks``)."""
-    out: dict[str, str] = {}
-    for name, sw in fabric.switches.items():
-        out[f"{sw.loopback}/32"] = name
-        for p in sw.ports:
-            subnet = fabric.links[p.link].subnet if p.kind is PortKind.HOST and p.address else None
-            if subnet:
-                out[subnet] = name
-    return out
+    (:func:`own_prefixes`)."""
+    return {prefix: name for name, sw in fabric.switches.items() for prefix in own_prefixes(fabric, sw)}
