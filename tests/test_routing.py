@@ -233,3 +233,13 @@ def test_the_computed_limit_is_sized_for_the_planned_units_so_growth_to_plan_kee
     assert a.planned_received == -(-a.received_max * 4 // 2) >= b.received_max  # the plan bounds what grows
     assert a.maximum_prefix == b.maximum_prefix == nice_limit(2 * a.planned_received)
     assert b.received_max * 2 <= b.maximum_prefix
+
+
+def test_a_drain_entry_with_a_newline_is_refused_at_its_line(tmp_path: Path) -> None:
+    """``fabric.drain`` names reach no file by themselves, but they are checked names all the same: a newline
+    cannot smuggle a line into anything that prints them."""
+    with pytest.raises(InputError) as info:
+        _lab(tmp_path, '  drain: ["spine1\\nrouter bgp 1"]\n')
+    (line,) = [str(p) for p in info.value.problems]
+    assert line.startswith(f"{tmp_path / 'lab' / 'fabric.yaml'}:3:") and "fabric.drain[0]: a name" in line
+    assert "\n" not in line
