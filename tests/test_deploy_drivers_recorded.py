@@ -278,3 +278,19 @@ def test_sonic_refuses_bfd_where_the_bgp_container_runs_no_bfdd(bfdd: int, refus
     d2 = driver(SonicDriver, {"sudo docker exec bgp pgrep -x bfdd": (1, "")})
     d2.load_replace_candidate(config=SONIC_BUNDLE)  # no BFD in the candidate: bfdd is not asked for
     assert "sudo docker exec bgp pgrep -x bfdd" not in d2._exec.sent
+
+
+def test_sonic_reads_its_bgp_table_with_the_vtysh_of_its_bgp_container() -> None:
+    """The drain check's route getter on SONiC: FRR's ``show ip bgp json`` (recorded on the FRR lab, the same
+    bgpd), read whole for ``destination=""`` and narrowed to one prefix otherwise; only BGP is read."""
+    text = (Path(__file__).parent / "data" / "routing" / "leaf1-show-ip-bgp-undrained.txt").read_text()
+    body = text.split("\n", 1)[1]  # the first line says where it was recorded
+    d = driver(SonicDriver, {"vtysh -c 'show ip bgp json'": (0, body)})
+    every = d.get_route_to(destination="", protocol="bgp")
+    assert "vtysh -c 'show ip bgp json'" in d._exec.sent
+    assert "10.0.0.2/32" in every and len(every) == len(json.loads(body)["routes"])
+    (one,) = d.get_route_to(destination="10.0.0.2").values()
+    assert {p["next_hop"] for p in one if p["selected_next_hop"]} == {p["next_hop"] for p in every["10.0.0.2/32"]
+                                                                      if p["selected_next_hop"]}
+    with pytest.raises(NotImplementedError, match="only BGP routes are read on sonic"):
+        d.get_route_to(destination="10.0.0.2", protocol="static")

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from napalm.base.exceptions import CommitError, ReplaceConfigException
@@ -281,10 +282,16 @@ class FrrDriver(SSHDriver):
                 ]
             }
         """
-        if protocol.lower() not in ("", "bgp"):
-            raise NotImplementedError(f"get_route_to: only BGP routes are read on {self.platform}, not {protocol}")
-        routes = parse_show_ip_bgp(json.loads(self._run("vtysh -c 'show ip bgp json'") or "{}"))
-        return select_routes(routes, destination, longer)
+        return bgp_routes(self._run, self.platform, destination, protocol, longer)
+
+
+def bgp_routes(run: Callable[[str], str], platform: str, destination: str, protocol: str,
+               longer: bool) -> dict[str, list[Any]]:
+    """:meth:`FrrDriver.get_route_to` over ``run`` (a command runner): FRR's and SONiC's drivers share it."""
+    if protocol.lower() not in ("", "bgp"):
+        raise NotImplementedError(f"get_route_to: only BGP routes are read on {platform}, not {protocol}")
+    routes = parse_show_ip_bgp(json.loads(run("vtysh -c 'show ip bgp json'") or "{}"))
+    return select_routes(routes, destination, longer)
 
 
 # ---------------------------------------------------------------------- parsers (pure; shared with sonic)

@@ -34,7 +34,7 @@ from typing import Any
 from napalm.base.exceptions import CommitError, ReplaceConfigException
 
 from fabricgen.deploy.drivers.base import SSHDriver
-from fabricgen.deploy.drivers.frr import parse_bgp_neighbors, parse_show_ip_bgp, select_routes
+from fabricgen.deploy.drivers.frr import bgp_routes, parse_bgp_neighbors
 
 CHECKPOINT = "fabricgen-rollback"
 FRR_DIR_HOST, FRR_DIR_BGP = "/etc/sonic/frr", "/etc/frr"  # split mode: the host directory mounted in the container
@@ -201,10 +201,7 @@ class SonicDriver(SSHDriver):
     def get_route_to(self, destination: str = "", protocol: str = "", longer: bool = False) -> dict[str, list[Any]]:
         """BGP routes from FRR's ``show ip bgp json``, as :meth:`fabricgen.deploy.drivers.frr.FrrDriver.get_route_to`
         reads them (the same vtysh, in the bgp container)."""
-        if protocol.lower() not in ("", "bgp"):
-            raise NotImplementedError(f"get_route_to: only BGP routes are read on sonic, not {protocol}")
-        routes = parse_show_ip_bgp(json.loads(self._run("vtysh -c 'show ip bgp json'") or "{}"))
-        return select_routes(routes, destination, longer)
+        return bgp_routes(self._run, "sonic", destination, protocol, longer)
 
 
 def _columns(header: str, dashes: str) -> list[tuple[int, int]]:
